@@ -1,0 +1,173 @@
+"""The one interface every bot implements, and the result of an analysis.
+
+A bot works on a core state (`engine_ext` core `State`, or anything with the same methods, such as
+`bots.toygame.ToyState`) or on a facade `Game` (its `.state` is used). Decisions inside the bots are
+the core's `int` codes; `Analysis.to_dict()` turns them into the JSON and text forms the service
+returns (`docs/engine-api.md`, "The bots API the service uses").
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+ProgressFn = Callable[[dict[str, Any]], None]
+StopFn = Callable[[], bool]
+
+
+def as_state(game_or_state: Any) -> Any:
+    """The core state of a facade `Game`, or the argument itself when it already is one."""
+    st = getattr(game_or_state, "state", None)
+    if st is not None and hasattr(st, "gen_legal"):
+        return st
+    return game_or_state
+
+
+def _engine_decision(code: int) -> Any:
+    import engine_ext  # imported late: the bots must load before (and without) the engine
+
+    dec = engine_ext.Decision
+    for name in ("from_code", "decode"):
+        fn = getattr(dec, name, None)
+        if fn is not None:
+            return fn(code)
+    return dec(code)
+
+
+def describe(state: Any, code: int) -> tuple[Any, str]:
+    """(JSON form, canonical text) of a decision code of `state`'s game."""
+    text_fn = getattr(state, "code_text", None)
+    if text_fn is not None:  # the toy game
+        text = text_fn(code)
+        return {"code": code, "text": text}, text
+    try:
+        d = _engine_decision(code)
+        return d.to_json(), str(d)
+    except Exception:  # noqa: BLE001 - never fail an answer for want of a pretty name
+        return {"code": code}, f"#{code}"
+
+
+def _num(x: float, digits: int) -> float | None:
+    """A JSON-safe rounded number (None for NaN: no statistic)."""
+    return None if math.isnan(x) else round(x, digits)
+
+
+@dataclass
+class Alternative:
+    """Statistics of one decision at the root (rewards are from the deciding player's view)."""
+
+    code: int
+    visits: int
+    mean_reward: float
+    win_prob: float
+    expected_vp: float
+
+    def to_dict(self, state: Any) -> dict[str, Any]:
+        js, text = describe(state, self.code)
+        return {"decision": js, "decision_text": text, "visits": self.visits,
+                "mean_reward": _num(self.mean_reward, 6), "win_prob": _num(self.win_prob, 6),
+                "expected_vp": _num(self.expected_vp, 4)}
+
+
+@dataclass
+class Analysis:
+    """What a bot found: the decision, per-alternative statistics and the expected line."""
+
+    code: int
+    alternatives: list[Alternative]
+    line: list[int] = field(default_factory=list)
+    iterations: int = 0
+    elapsed_ms: float = 0.0
+    seed: int = 0
+    bot: str = ""
+    player: int = 0
+
+    @property
+    def win_prob(self) -> float:
+        for a in self.alternatives:
+            if a.code == self.code:
+                return a.win_prob
+        return float("nan")
+
+    @property
+    def expected_vp(self) -> float:
+        for a in self.alternatives:
+            if a.code == self.code:
+                return a.expected_vp
+        return float("nan")
+
+    def to_dict(self, state: Any) -> dict[str, Any]:
+        js, text = describe(state, self.code)
+        wp, ev = self.win_prob, self.expected_vp
+        return {
+            "decision": js,
+            "decision_text": text,
+            "alternatives": [a.to_dict(state) for a in self.alternatives],
+            "line": [describe(state, c)[1] for c in self.line],
+            "win_prob": _num(wp, 6),
+            "expected_vp": _num(ev, 4),
+            "iterations": self.iterations,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+            "seed": self.seed,
+            "bot": self.bot,
+            "player": self.player,
+        }
+
+
+class Bot(abc.ABC):
+    """A player. `analyse` is the whole contract; `choose` is its decision."""
+
+    name: str = "bot"
+
+    @abc.abstractmethod
+    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+                seed: int = 0, progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> Analysis:
+        """Analyse the position of the player to move within the budget (iterations or wall time)."""
+
+    def choose(self, game: Any, seed: int = 0) -> int:
+        """The decision code to play (a legal code of `game`'s current state)."""
+        return self.analyse(game, seed=seed).code
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
+
+
+def sample_by_temperature(codes: list[int], visits: list[float], temperature: float,
+                          rng: random.Random) -> int:
+    """Pick among `codes` in proportion to visits ** (1 / temperature); argmax when temperature <= 0.
+
+    This is how the low levels are weak in a human way: they choose among the moves the search
+    liked, never a move it did not look at (a move with no visits has zero weight).
+    """
+    if not codes:
+        raise ValueError("no decisions to choose from")
+    if temperature <= 1e-9:
+        best = max(range(len(codes)), key=lambda i: visits[i])
+        return codes[best]
+    top = max(visits)
+    if top <= 0:
+        return codes[rng.randrange(len(codes))]
+    weights = [(v / top) ** (1.0 / temperature) if v > 0 else 0.0 for v in visits]
+    total = sum(weights)
+    x = rng.random() * total
+    for c, w in zip(codes, weights):
+        x -= w
+        if x <= 0 and w > 0:
+            return c
+    return codes[max(range(len(codes)), key=lambda i: weights[i])]
+
+
+class Timer:
+    """Elapsed wall time in milliseconds."""
+
+    def __init__(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def ms(self) -> float:
+        return (time.perf_counter() - self.t0) * 1000.0

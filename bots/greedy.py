@@ -1,0 +1,75 @@
+"""The greedy bot: a one-ply (one turn) player with a heuristic evaluation.
+
+For each legal decision it looks at the position after it, and, while the same player still has
+to decide within the turn (a card to keep, a resource to choose...), at its own best follow-up.
+Chance (draws) is averaged over a few determinizations sampled from what the player knows, so it
+never peeks at the decks. A position is scored as the player's heuristic value minus the best
+opponent's (`bots.evaluate`), or +/-100 when the game is over.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+from bots.evaluate import Evaluator, default_evaluator
+
+
+class GreedyBot(Bot):
+    """Best decision by heuristic value one turn ahead, averaged over `samples` determinizations."""
+
+    name = "greedy"
+
+    def __init__(self, samples: int = 3, depth: int = 3, evaluator: Evaluator | None = None) -> None:
+        self.samples = samples
+        self.depth = depth
+        self.evaluator = evaluator
+
+    def _score(self, st: Any, me: int, ev: Evaluator) -> float:
+        if st.is_terminal():
+            return 100.0 if st.winner() == me else -100.0
+        vals = ev.values(st)
+        others = [v for p, v in enumerate(vals) if p != me]
+        return vals[me] - (max(others) if others else 0.0)
+
+    def _value(self, st: Any, me: int, ev: Evaluator, depth: int) -> float:
+        if depth <= 0 or st.is_terminal() or st.current_player() != me:
+            return self._score(st, me, ev)
+        best = -1e9
+        for c in st.legal_codes():
+            nxt = st.clone()
+            nxt.apply_unchecked(c)
+            best = max(best, self._value(nxt, me, ev, depth - 1))
+        return best
+
+    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+                seed: int = 0, progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> Analysis:
+        t = Timer()
+        st = as_state(game)
+        me = st.current_player()
+        codes = list(st.legal_codes())
+        if not codes:
+            raise ValueError("the game is over: no decision to choose")
+        ev = self.evaluator or default_evaluator(st)
+        rng = random.Random(seed)
+        if len(codes) == 1:
+            return Analysis(codes[0], [Alternative(codes[0], 1, float("nan"), float("nan"), float("nan"))],
+                            [codes[0]], 0, t.ms(), seed, self.name, me)
+        totals = [0.0] * len(codes)
+        vps = [0.0] * len(codes)
+        for _ in range(self.samples):
+            det = st.determinize(me, rng.getrandbits(31))
+            for i, c in enumerate(codes):
+                nxt = det.clone()
+                nxt.apply_unchecked(c)
+                totals[i] += self._value(nxt, me, ev, self.depth - 1)
+                vps[i] += nxt.vp(me)
+        means = [x / self.samples for x in totals]
+        top = max(means)
+        best = [c for c, m in zip(codes, means) if m >= top - 1e-9]
+        code = best[rng.randrange(len(best))]
+        alts = [Alternative(c, self.samples, m, float("nan"), v / self.samples)
+                for c, m, v in zip(codes, means, vps)]
+        return Analysis(code, alts, [code], self.samples * len(codes), t.ms(), seed, self.name, me)

@@ -1,0 +1,368 @@
+# cython: annotation_typing=False
+"""Single-observer information-set MCTS (SO-ISMCTS; Cowling, Powley and Whitehouse 2012).
+
+One tree of information sets, seen from the searching player (the *observer*, the player to move
+at the root). Every iteration:
+
+1. **Determinize**: sample a full state consistent with what the observer knows
+   (`state.determinize(observer, seed)`); the true hidden order is never read.
+2. **Select**: from the root, while every decision legal in this determinization already has a
+   child, go to the child maximising UCB with *availability* counts::
+
+       mean_reward(child) + c * sqrt(ln(avail(child)) / visits(child))
+
+   where `avail(child)` counts the iterations in which the child's decision was legal when its
+   parent was reached (not the parent's visits: a decision that is rarely legal must not be
+   over-explored). Every compatible child's availability is counted on the way.
+3. **Expand**: one random decision legal here that has no child yet gets a node.
+4. **Evaluate**: either a random playout to the end (`rollout="playout"`) or up to `depth`
+   random decisions and then the heuristic evaluator (`rollout="eval"`); the result is a reward
+   vector with one entry per seat (`bots.evaluate`).
+5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
+   (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
+   view of the player who decides between it and its siblings; this is what makes the one tree
+   right for 2, 3 and 4 players.
+
+The tree lives in flat typed arrays (one index per node: decision code, chooser, parent, first
+child, next sibling, visits, availability, reward sum, VP sum). This same file compiles as
+`bots.ismcts_c` (see `ismcts_c.pxd`), where the arrays are C memoryviews and the loop runs
+without per-node Python objects. The budget (iterations and/or a wall-clock deadline) is checked
+inside the loop, every iteration, so compiled code stops on time without signals.
+"""
+
+from __future__ import annotations
+
+import array
+import math
+import time
+from collections.abc import Callable
+from typing import Any
+
+import cython
+
+MASK64 = 0xFFFFFFFFFFFFFFFF
+ROLL_EVAL = 0
+ROLL_PLAYOUT = 1
+NO_NODE = -1  # (written as -1 in the code so that the compiled loop compares C ints)
+
+
+def ucb_value(reward_sum: float, visits: int, avail: int, c: float) -> float:
+    """UCB1 with availability counts: the score that selection maximises (visits >= 1)."""
+    mean = reward_sum / visits
+    if avail < 1:
+        avail = 1
+    return mean + c * math.sqrt(math.log(avail) / visits)
+
+
+def softmax_into(vals: list, scale: float, out: Any, n: int) -> None:  # type: ignore[type-arg]
+    """out[0:n] = softmax(scale * vals)."""
+    m = -1e300
+    s = 0.0
+    for i in range(n):
+        if vals[i] > m:
+            m = vals[i]
+    for i in range(n):
+        out[i] = math.exp(scale * (vals[i] - m))
+        s += out[i]
+    for i in range(n):
+        out[i] = out[i] / s
+
+
+def _int_array(n: int) -> array.array:  # type: ignore[type-arg]
+    return array.array("i", bytes(4 * n))
+
+
+def _dbl_array(n: int) -> array.array:  # type: ignore[type-arg]
+    return array.array("d", bytes(8 * n))
+
+
+class Tree:
+    """The search tree as parallel flat arrays; node 0 is the root."""
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self.size = 0
+        self.cap = 0
+        self._grow(max(capacity, 16))
+        self.new_node(-1, -1, -1)
+
+    def _grow(self, cap: int) -> None:
+        names = ("move", "player", "parent", "first_child", "next_sibling", "visits", "avail")
+        old_i = [getattr(self, "_a_" + nm, None) for nm in names]
+        old_r = getattr(self, "_a_reward", None)
+        old_v = getattr(self, "_a_vpsum", None)
+        new_i = [_int_array(cap) for _ in names]
+        new_r = _dbl_array(cap)
+        new_v = _dbl_array(cap)
+        n = self.size
+        if n:
+            for a, b in zip(new_i, old_i):
+                a[:n] = b[:n]  # type: ignore[index]
+            new_r[:n] = old_r[:n]  # type: ignore[index]
+            new_v[:n] = old_v[:n]  # type: ignore[index]
+        self._a_move, self._a_player, self._a_parent, self._a_first_child, self._a_next_sibling, \
+            self._a_visits, self._a_avail = new_i
+        self._a_reward = new_r
+        self._a_vpsum = new_v
+        self.move = new_i[0]
+        self.player = new_i[1]
+        self.parent = new_i[2]
+        self.first_child = new_i[3]
+        self.next_sibling = new_i[4]
+        self.visits = new_i[5]
+        self.avail = new_i[6]
+        self.reward = new_r
+        self.vpsum = new_v
+        self.cap = cap
+
+    def new_node(self, parent: int, move: int, player: int) -> int:
+        """Add a child of `parent` for decision `move` chosen by `player`; returns its index."""
+        if self.size >= self.cap:
+            self._grow(self.cap * 2)
+        k = self.size
+        self.size += 1
+        self.move[k] = move
+        self.player[k] = player
+        self.parent[k] = parent
+        self.first_child[k] = -1
+        self.visits[k] = 0
+        self.avail[k] = 0
+        self.reward[k] = 0.0
+        self.vpsum[k] = 0.0
+        if parent >= 0:
+            self.next_sibling[k] = self.first_child[parent]
+            self.first_child[parent] = k
+        else:
+            self.next_sibling[k] = -1
+        return k
+
+    def child(self, node: int, move: int) -> int:
+        """The child of `node` for decision `move`, or -1."""
+        ch = self.first_child[node]
+        while ch != -1:
+            if self.move[ch] == move:
+                return ch
+            ch = self.next_sibling[ch]
+        return -1
+
+    def children(self, node: int) -> list[int]:
+        """Child indices of `node`, oldest first."""
+        out = []
+        ch = self.first_child[node]
+        while ch != -1:
+            out.append(ch)
+            ch = self.next_sibling[ch]
+        out.reverse()
+        return out
+
+    def nbytes(self) -> int:
+        """Bytes held by the arrays (the whole tree)."""
+        return self.cap * (7 * 4 + 2 * 8)
+
+
+class Search:
+    """The search core: one tree, one RNG, the loop. `bots.ismcts.ISMCTSBot` wraps it as a Bot."""
+
+    def __init__(self, c: float = 0.7, rollout: int = ROLL_EVAL, depth: int = 8, scale: float = 0.35,
+                 seed: int = 0, capacity: int = 1024) -> None:
+        self.c = c
+        self.rollout = rollout
+        self.depth = depth
+        self.scale = scale
+        self.tree = Tree(capacity)
+        self.rs = (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & MASK64
+        if self.rs == 0:
+            self.rs = 0x2545F4914F6CDD1D
+        self.iterations = 0
+        self.nplayers = 0
+        self._leg = _int_array(64)
+        self._found = _int_array(64)
+        self._path = _int_array(64)
+        self.legbuf = self._leg
+        self.found = self._found
+        self.path = self._path
+        self._rew = _dbl_array(8)
+        self._vps = _dbl_array(8)
+        self.rew = self._rew
+        self.vps = self._vps
+        self.plen = 0
+        self.expanded = 0
+
+    def rand(self) -> int:
+        """xorshift64*: the next 64-bit pseudo-random number."""
+        x = self.rs
+        x ^= x >> 12
+        x ^= (x << 25) & MASK64
+        x ^= x >> 27
+        self.rs = x
+        return (x * 0x2545F4914F6CDD1D) & MASK64
+
+    def _ensure_legal_cap(self, n: int) -> None:
+        if n > len(self._leg):
+            m = max(n, 2 * len(self._leg))
+            self._leg = _int_array(m)
+            self._found = _int_array(m)
+            self.legbuf = self._leg
+            self.found = self._found
+
+    def _ensure_path_cap(self, n: int) -> None:
+        if n > len(self._path):
+            new = _int_array(max(n, 2 * len(self._path)))
+            new[: self.plen] = self._path[: self.plen]
+            self._path = new
+            self.path = new
+
+    def step(self, node: int, codes: list[int], player: int) -> int:
+        """One selection or expansion step at `node` for the legal `codes` of this determinization.
+
+        Counts availability of every compatible child; if some legal decision has no child yet,
+        adds one for a random such decision (`self.expanded` = 1) and returns it; otherwise returns
+        the compatible child of highest UCB (ties: the oldest).
+        """
+        n = len(codes)
+        nexp = 0
+        best = -1
+        bestval = -1e300
+        tr = self.tree
+        self._ensure_legal_cap(n)
+        for i in range(n):
+            self.legbuf[i] = codes[i]
+            self.found[i] = 0
+        ch = tr.first_child[node]
+        while ch != -1:
+            mv = tr.move[ch]
+            for i in range(n):
+                if self.legbuf[i] == mv:
+                    self.found[i] = 1
+                    nexp += 1
+                    tr.avail[ch] += 1
+                    if tr.visits[ch] > 0:
+                        val = ucb_value(tr.reward[ch], tr.visits[ch], tr.avail[ch], self.c)
+                    else:
+                        val = 1e300
+                    if val >= bestval:  # children are newest first: >= keeps the oldest on ties
+                        bestval = val
+                        best = ch
+                    break
+            ch = tr.next_sibling[ch]
+        if nexp < n:
+            k = self.rand() % (n - nexp)
+            for i in range(n):
+                if self.found[i] == 0:
+                    if k == 0:
+                        ch = tr.new_node(node, self.legbuf[i], player)
+                        tr.avail[ch] = 1
+                        self.expanded = 1
+                        return ch
+                    k -= 1
+        self.expanded = 0
+        return best
+
+    def backup(self) -> None:
+        """Add one visit, and the reward of its chooser, to every node of the current path."""
+        tr = self.tree
+        tr.visits[0] += 1
+        for i in range(1, self.plen):
+            nd = self.path[i]
+            p = tr.player[nd]
+            tr.visits[nd] += 1
+            tr.reward[nd] += self.rew[p]
+            tr.vpsum[nd] += self.vps[p]
+
+    def set_rewards(self, rewards: list[float], vps: list[float]) -> None:
+        """Set the reward and VP vectors that `backup` adds (used by tests and by `run`)."""
+        for i in range(len(rewards)):
+            self.rew[i] = rewards[i]
+            self.vps[i] = vps[i]
+
+    def set_path(self, nodes: list[int]) -> None:
+        """Set the path (root first) that `backup` walks."""
+        self._ensure_path_cap(len(nodes) + 1)
+        for i in range(len(nodes)):
+            self.path[i] = nodes[i]
+        self.plen = len(nodes)
+
+    def _evaluate(self, d: Any, evaluator: Any) -> None:
+        n = self.nplayers
+        if not d.is_terminal():
+            if self.rollout == ROLL_PLAYOUT:
+                d.playout(self.rand() & 0x7FFFFFFF)
+            else:
+                for k in range(self.depth):
+                    if d.is_terminal():
+                        break
+                    codes = d.legal_codes()
+                    nl = len(codes)
+                    d.apply_unchecked(codes[self.rand() % nl])
+        if d.is_terminal():
+            w = d.winner()
+            for p in range(n):
+                self.rew[p] = 1.0 if p == w else 0.0
+                self.vps[p] = d.vp(p)
+        else:
+            softmax_into(evaluator.values(d), self.scale, self.rew, n)
+            for p in range(n):
+                self.vps[p] = d.vp(p)
+
+    def run(self, root: Any, observer: int, iterations: int, deadline: float, evaluator: Any,
+            should_stop: Callable[[], bool] | None = None,
+            progress: Callable[[int], None] | None = None) -> int:
+        """Run iterations until `iterations` are done (0: no limit) or `time.perf_counter()`
+        reaches `deadline` (0: none) or `should_stop()` says so; returns how many were run."""
+        done = 0
+        next_poll = time.perf_counter() + 0.05
+        tr = self.tree
+        self.nplayers = root.players
+        while True:
+            if iterations > 0 and done >= iterations:
+                break
+            if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None):
+                t = time.perf_counter()
+                if deadline > 0.0 and t >= deadline:
+                    break
+                if t >= next_poll:
+                    next_poll = t + 0.05
+                    if should_stop is not None and should_stop():
+                        break
+                    if progress is not None:
+                        progress(done)
+            d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
+            node = 0
+            self.path[0] = 0
+            plen = 1
+            while not d.is_terminal():
+                node = self.step(node, d.legal_codes(), d.current_player())
+                if plen >= len(self._path):
+                    self.plen = plen
+                    self._ensure_path_cap(plen + 1)
+                self.path[plen] = node
+                plen += 1
+                d.apply_unchecked(tr.move[node])
+                if self.expanded:
+                    break
+            self.plen = plen
+            self._evaluate(d, evaluator)
+            self.backup()
+            done += 1
+        self.iterations += done
+        return done
+
+    def root_stats(self) -> list[tuple[int, int, float, float]]:
+        """(decision code, visits, reward sum, VP sum) of each root child, oldest first."""
+        tr = self.tree
+        return [(tr.move[ch], tr.visits[ch], tr.reward[ch], tr.vpsum[ch]) for ch in tr.children(0)]
+
+    def principal_line(self, max_len: int = 24) -> list[int]:
+        """The expected line: most visited child after most visited child."""
+        tr = self.tree
+        line = []
+        node = 0
+        while len(line) < max_len:
+            kids = tr.children(node)
+            if not kids:
+                break
+            best = max(kids, key=lambda k: (tr.visits[k], tr.reward[k]))
+            if tr.visits[best] < 2 and line:
+                break
+            line.append(tr.move[best])
+            node = best
+        return line

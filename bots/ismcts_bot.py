@@ -1,0 +1,122 @@
+"""The SO-ISMCTS bot: the `Bot` interface over the search core of `bots/ismcts.py`.
+
+The core (tree, loop) is compiled as `bots.ismcts_c` when built; this wrapper only prepares the
+search, reads the root statistics and picks the final decision (by visit count, or sampled with a
+temperature over visit counts for the human-like lower levels).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from bots import load_search
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state, sample_by_temperature
+from bots.evaluate import Evaluator, KashgarEvaluator, VPEvaluator, default_evaluator
+
+ROLLOUTS = {"eval": 0, "playout": 1}
+
+
+@dataclass(frozen=True)
+class ISMCTSConfig:
+    """Everything that shapes one search. Levels are presets of these fields (bots/levels.toml)."""
+
+    iterations: int = 2000        # budget when the caller gives none (0: time only)
+    time_ms: float = 0.0          # wall-clock budget when the caller gives none (0: none)
+    c: float = 0.7                # UCB exploration constant
+    rollout: str = "eval"         # "eval": `depth` random decisions then the heuristic; "playout": to the end
+    depth: int = 8                # random decisions before the evaluation (rollout="eval")
+    scale: float = 0.35           # softmax scale turning heuristic values into win probabilities
+    evaluator: str = "default"    # "default" (Kashgar's heuristic when available), "kashgar", "vp"
+    temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
+    compiled: bool | None = None  # search core: None = default, True/False = force
+
+    def with_(self, **kw: Any) -> ISMCTSConfig:
+        return replace(self, **kw)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def make_evaluator(name: str, st: Any, scale: float) -> Evaluator:
+    if name == "vp":
+        return VPEvaluator(scale)
+    if name == "kashgar":
+        return KashgarEvaluator(scale)
+    ev = default_evaluator(st)
+    ev.scale = scale
+    return ev
+
+
+class ISMCTSBot(Bot):
+    """SO-ISMCTS over determinizations of the hidden decks, from the player to move's information."""
+
+    def __init__(self, config: ISMCTSConfig | None = None, name: str = "ismcts", **kw: Any) -> None:
+        self.config = (config or ISMCTSConfig()).with_(**kw) if kw else (config or ISMCTSConfig())
+        self.name = name
+        self.last_search: Any = None
+
+    def search(self, st: Any, *, iterations: int | None = None, time_ms: float | None = None,
+               seed: int = 0, progress: ProgressFn | None = None,
+               should_stop: StopFn | None = None) -> tuple[Any, int, float]:
+        """Run the search on core state `st`; returns (search core, iterations, elapsed ms)."""
+        cfg = self.config
+        mod = load_search(cfg.compiled)
+        if iterations is None and time_ms is None:
+            iterations, time_ms = cfg.iterations, cfg.time_ms
+        iters = int(iterations or 0)
+        tms = float(time_ms or 0.0)
+        if iters <= 0 and tms <= 0:
+            iters = 1
+        ev = make_evaluator(cfg.evaluator, st, cfg.scale)
+        s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, cfg.scale, seed,
+                       (iters + 16) if iters > 0 else 4096)
+        t = Timer()
+        deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
+        cb = None
+        if progress is not None:
+            def cb(done: int) -> None:
+                progress({"iterations": done, "elapsed_ms": round(t.ms(), 1)})
+        n = s.run(st, st.current_player(), iters, deadline, ev, should_stop, cb)
+        self.last_search = s
+        return s, int(n), t.ms()
+
+    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+                seed: int = 0, progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> Analysis:
+        t = Timer()
+        st = as_state(game)
+        me = st.current_player()
+        codes = list(st.legal_codes())
+        if not codes:
+            raise ValueError("the game is over: no decision to choose")
+        if len(codes) == 1:
+            alt = Alternative(codes[0], 0, float("nan"), float("nan"), float("nan"))
+            return Analysis(codes[0], [alt], [codes[0]], 0, t.ms(), seed, self.name, me)
+        s, n, _ = self.search(st, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
+                              should_stop=should_stop)
+        return analysis_from_stats(codes, s.root_stats(), s.principal_line(), n, t.ms(), seed, self.name,
+                                   me, self.config.temperature)
+
+
+def analysis_from_stats(codes: list[int], stats: list[tuple[int, int, float, float]], line: list[int],
+                        iterations: int, elapsed_ms: float, seed: int, name: str, player: int,
+                        temperature: float) -> Analysis:
+    """An Analysis from root statistics (code, visits, reward sum, VP sum), legal `codes` only."""
+    by_code = {c: (v, r, x) for c, v, r, x in stats}
+    alts = []
+    for c in codes:
+        v, r, x = by_code.get(c, (0, 0.0, 0.0))
+        mean = r / v if v else float("nan")
+        alts.append(Alternative(c, int(v), mean, mean, x / v if v else float("nan")))
+    alts.sort(key=lambda a: (-a.visits, -(a.mean_reward if a.visits else -1.0)))
+    rng = random.Random(seed ^ 0x5DEECE66D)
+    if temperature > 0:
+        code = sample_by_temperature([a.code for a in alts], [float(a.visits) for a in alts], temperature, rng)
+    else:
+        code = alts[0].code
+    if not line or line[0] != code:
+        line = [code]
+    return Analysis(code, alts, line, iterations, elapsed_ms, seed, name, player)

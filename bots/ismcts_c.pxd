@@ -1,0 +1,71 @@
+# C types for bots/ismcts.py compiled as bots.ismcts_c (the same source; see setup.py).
+cimport cython
+
+cdef unsigned long long MASK64
+
+@cython.locals(mean=double)
+cpdef double ucb_value(double reward_sum, int visits, int avail, double c)
+
+@cython.locals(i=int, m=double, s=double)
+cpdef void softmax_into(object vals, double scale, double[::1] out, int n)
+
+
+cdef class Tree:
+    cdef public int size
+    cdef public int cap
+    cdef public object _a_move, _a_player, _a_parent, _a_first_child, _a_next_sibling
+    cdef public object _a_visits, _a_avail, _a_reward, _a_vpsum
+    cdef public int[::1] move
+    cdef public int[::1] player
+    cdef public int[::1] parent
+    cdef public int[::1] first_child
+    cdef public int[::1] next_sibling
+    cdef public int[::1] visits
+    cdef public int[::1] avail
+    cdef public double[::1] reward
+    cdef public double[::1] vpsum
+
+    @cython.locals(k=int)
+    cpdef int new_node(self, int parent, int move, int player)
+
+    @cython.locals(ch=int)
+    cpdef int child(self, int node, int move)
+
+    @cython.locals(ch=int)
+    cpdef list children(self, int node)
+
+
+cdef class Search:
+    cdef public double c
+    cdef public double scale
+    cdef public int rollout
+    cdef public int depth
+    cdef public long long iterations
+    cdef public int nplayers
+    cdef public int plen
+    cdef public int expanded
+    cdef public unsigned long long rs
+    cdef public Tree tree
+    cdef public object _leg, _found, _path, _rew, _vps
+    cdef public int[::1] legbuf
+    cdef public int[::1] found
+    cdef public int[::1] path
+    cdef public double[::1] rew
+    cdef public double[::1] vps
+
+    @cython.locals(x=cython.ulonglong)
+    cpdef unsigned long long rand(self)
+
+    @cython.locals(n=int, i=int, k=int, ch=int, mv=int, nexp=int, best=int, val=double, bestval=double,
+                   tr=Tree)
+    cpdef int step(self, int node, object codes, int player)
+
+    @cython.locals(i=int, nd=int, p=int, tr=Tree)
+    cpdef void backup(self)
+
+    @cython.locals(p=int, k=int, nl=int, n=int, w=int)
+    cpdef void _evaluate(self, object d, object evaluator)
+
+    @cython.locals(done=long, node=int, plen=int, t=double, next_poll=double, tr=Tree)
+    cpdef long run(self, object root, int observer, long iterations, double deadline, object evaluator,
+                   object should_stop=*, object progress=*)

@@ -1,0 +1,1 @@
+ismcts.py
