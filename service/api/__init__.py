@@ -1,0 +1,10 @@
+"""One blueprint per resource."""
+
+from flask import Flask
+
+from . import cards, health, jobs, levels, rules, suggest
+
+
+def register(app: Flask) -> None:
+    for module in (suggest, jobs, rules, levels, cards, health):
+        app.register_blueprint(module.bp)

@@ -1,0 +1,20 @@
+"""GET /cards: the card data the engine plays with."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify
+
+from .. import engine
+from ..models import CardsResponse
+from ..openapi import operation
+
+bp = Blueprint("cards", __name__)
+
+
+@bp.get("/cards")
+@operation("/cards", "get", summary="Card data", tag="rules",
+           responses={200: ("Every person card and contract (slugs, decks, VP, actions).", CardsResponse)})
+def cards() -> Response:
+    """The card and contract data loaded by the engine (engine_ext/data/cards.toml)."""
+    data = engine.cards()
+    return jsonify({"cards": data, "count": len(data)})

@@ -1,0 +1,84 @@
+"""The rules over HTTP: POST /games, POST /legal, POST /apply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, jsonify
+
+from .. import engine
+from ..errors import APIError
+from ..models import ApplyRequest, ApplyResponse, GameResponse, LegalRequest, LegalResponse, NewGameRequest
+from ..openapi import operation
+from .common import read_body, with_request_id
+
+bp = Blueprint("rules", __name__)
+
+
+def _to_json(game: Any, observer: int | None, ptr: str) -> dict[str, Any]:
+    if observer is not None and observer >= int(game.state.players):
+        raise APIError(422, "invalid_observer", f"observer must be below the player count {game.state.players}",
+                       ptr)
+    doc = game.to_json(observer=observer)
+    return dict(doc)
+
+
+@bp.post("/games")
+@operation("/games", "post", summary="A new game", tag="rules", request=NewGameRequest,
+           responses={200: ("The initial state and its legal decisions.", GameResponse)})
+def new_game() -> Response:
+    """Set up a game from the player count, seed and variant. The full (trusted) state, or the
+    view of `observer`."""
+    req = read_body(NewGameRequest)
+    variant: Any = req.variant
+    if isinstance(variant, dict):
+        extra = set(variant) - {"additional"}
+        if extra:
+            raise APIError(422, "validation_error", f"unknown variant field {sorted(extra)[0]!r}",
+                           f"/variant/{sorted(extra)[0]}")
+        adds = variant.get("additional", [])
+        if not isinstance(adds, list) or not all(isinstance(a, str) for a in adds):
+            raise APIError(422, "validation_error", "additional must be a list of card slugs",
+                           "/variant/additional")
+    game = engine.new_game(req.players, req.seed, variant)
+    body = engine.game_summary(game)
+    body["state"] = _to_json(game, req.observer, "/observer")
+    body["legal"] = engine.legal(game)
+    return jsonify(with_request_id(body))
+
+
+@bp.post("/legal")
+@operation("/legal", "post", summary="Legal decisions of a state", tag="rules", request=LegalRequest,
+           responses={200: ("The decisions the player to move may take.", LegalResponse)})
+def legal() -> Response:
+    """Every legal decision of the player to move (empty when the game is over)."""
+    req = read_body(LegalRequest)
+    game = engine.load_game(req.state)
+    body = engine.game_summary(game)
+    body["legal"] = engine.legal(game)
+    body["count"] = len(body["legal"])
+    return jsonify(with_request_id(body))
+
+
+@bp.post("/apply")
+@operation("/apply", "post", summary="Apply a decision", tag="rules", request=ApplyRequest,
+           responses={200: ("The next state and what happened.", ApplyResponse)})
+def apply() -> Response:
+    """Apply one legal decision and return the next state (the same view as given unless
+    `observer` says otherwise), the events and the next legal decisions."""
+    req = read_body(ApplyRequest)
+    game = engine.load_game(req.state)
+    decision = engine.parse_decision(game, req.decision, "/decision")
+    try:
+        events = game.apply(decision)
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise APIError(422, "illegal_decision", f"cannot apply {decision}: {exc}", "/decision") from None
+    observer = req.observer if req.observer is not None else req.state.get("observer")
+    if not isinstance(observer, int) or isinstance(observer, bool):
+        observer = None
+    body = engine.game_summary(game)
+    body["state"] = _to_json(game, observer, "/observer")
+    body["decision"] = engine.decision_json(decision)
+    body["events"] = [e if isinstance(e, dict) else {"event": str(e)} for e in (events or [])]
+    body["legal"] = engine.legal(game)
+    return jsonify(with_request_id(body))

@@ -1,0 +1,90 @@
+"""Service configuration: defaults, overridden by `KASHGAR_*` environment variables, then by the
+mapping given to `create_app(config=...)` (keys are the field names in upper case)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of the service. The environment variable of `foo_bar` is `KASHGAR_FOO_BAR`."""
+
+    #: Redis URL; set means async searches go through Redis and RQ workers, unset means embedded.
+    redis_url: str | None = None
+    #: RQ queue name the web enqueues on and `kashgar worker` listens to.
+    queue_name: str = "kashgar"
+    #: Prefix of every Redis key the service owns (RQ keeps its own `rq:` keys).
+    key_prefix: str = "kashgar"
+    #: SQLite file of the embedded job store (shared by all gunicorn workers of one `kashgar serve`).
+    #: Unset: a fresh file in a temporary directory, private to this app object.
+    jobs_db: str | None = None
+    #: Threads per process that run embedded jobs.
+    embedded_threads: int = 1
+    #: Level used when a request gives neither a level nor a budget.
+    default_level: str | None = None
+    #: Largest budget a synchronous search may have (auto mode goes async above these).
+    sync_max_iterations: int = 20_000
+    sync_max_ms: int = 2_000
+    #: Hard wall-clock cap of a synchronous search (ms); it stops early and says so.
+    sync_timeout_ms: int = 20_000
+    #: Largest budget any search may have.
+    max_iterations: int = 10_000_000
+    max_ms: int = 600_000
+    #: Iterations per root-parallel part (an iteration budget is split into ceil(budget / this) parts).
+    part_iterations: int = 5_000
+    #: Most parts one search is split into.
+    max_parts: int = 16
+    #: Parts of an async time-budget search (each searches for the whole time, in parallel).
+    time_parts: int = 4
+    #: Seconds a finished, failed or cancelled job (and its result) is kept.
+    result_ttl: int = 3_600
+    #: Seconds an unfinished job is kept at most.
+    job_ttl: int = 86_400
+    #: Seconds without a heartbeat after which a running part's worker counts as dead.
+    heartbeat_timeout: float = 15.0
+    #: Seconds between heartbeats / progress writes of a running part.
+    heartbeat_interval: float = 1.0
+    #: Attempts per part before a job is marked failed (1 = no retry).
+    max_attempts: int = 2
+    #: Largest request body in bytes (413 above).
+    max_body_bytes: int = 1_048_576
+    #: Log level and whether logs are JSON lines.
+    log_level: str = "INFO"
+    log_json: bool = True
+    #: Seconds a Redis command may take before the service answers 503.
+    redis_timeout: float = 2.0
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> Settings:
+        """Defaults, then `KASHGAR_<NAME>` variables, then `overrides` (`NAME` or `name` keys)."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = env.get("KASHGAR_" + f.name.upper())
+            if raw is not None and raw != "":
+                values[f.name] = _convert(f.name, f.type, raw)
+        for key, value in (overrides or {}).items():
+            name = key.lower()
+            if name in {f.name for f in fields(cls)}:
+                values[name] = value
+        return dataclasses.replace(cls(), **values)
+
+
+def _convert(name: str, type_name: Any, raw: str) -> Any:
+    t = str(type_name)
+    try:
+        if t.startswith("bool"):
+            return raw.strip().lower() in {"1", "true", "yes", "on"}
+        if t.startswith("int"):
+            return int(raw)
+        if t.startswith("float"):
+            return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"KASHGAR_{name.upper()}={raw!r}: {exc}") from None
+    return raw

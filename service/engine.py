@@ -1,0 +1,129 @@
+"""The service's side of the engine and the bots: states in, answers out, every engine complaint
+turned into a 422 with a JSON pointer into the request body."""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import Any
+
+import engine_ext
+from bots import suggest as bots_suggest
+
+from .errors import APIError, join_pointer
+
+log = logging.getLogger("kashgar.service")
+
+
+def compiled() -> bool:
+    return bool(getattr(engine_ext, "COMPILED", False))
+
+
+def _state_error(exc: Exception, prefix: str) -> APIError:
+    inner = getattr(exc, "pointer", None)
+    message = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
+    ptr = join_pointer(prefix, inner) if isinstance(inner, str) else prefix
+    return APIError(422, "invalid_state", str(message), ptr)
+
+
+def load_game(doc: Any, prefix: str = "/state") -> Any:
+    """A Game from a state document; 422 naming the field when the engine rejects it."""
+    if not isinstance(doc, dict):
+        raise APIError(422, "invalid_state", "the state must be a JSON object", prefix)
+    try:
+        return engine_ext.from_json(doc)
+    except engine_ext.StateError as exc:
+        raise _state_error(exc, prefix) from None
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
+        # The engine should have said StateError; still the caller's input, never a 500.
+        log.warning("engine raised %s for a state: %s", exc.__class__.__name__, exc)
+        raise _state_error(exc, prefix) from None
+
+
+def validate_state(doc: Any, prefix: str = "/state") -> None:
+    load_game(doc, prefix)
+
+
+def decision_json(d: Any) -> dict[str, Any]:
+    return {"decision": d.to_json(), "text": str(d)}
+
+
+def legal(game: Any) -> list[dict[str, Any]]:
+    return [decision_json(d) for d in game.legal()]
+
+
+def parse_decision(game: Any, value: Any, prefix: str = "/decision") -> Any:
+    """The legal Decision that `value` (text or JSON) names; 422 if it is malformed or illegal."""
+    Decision = engine_ext.Decision
+    try:
+        if isinstance(value, str):
+            d = Decision.parse(value)
+        elif isinstance(value, dict):
+            d = Decision.from_json(value)
+        else:
+            raise APIError(422, "invalid_decision", "a decision is its text or its JSON object", prefix)
+    except APIError:
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        inner = getattr(exc, "pointer", None)
+        ptr = join_pointer(prefix, inner) if isinstance(inner, str) else prefix
+        raise APIError(422, "invalid_decision", f"not a decision: {getattr(exc, 'message', None) or exc}",
+                       ptr) from None
+    legal_now = game.legal()
+    if d not in legal_now:
+        if game.is_terminal:
+            why = "the game is over"
+        else:
+            why = f"legal now: {', '.join(str(x) for x in legal_now[:20])}" + (
+                " ..." if len(legal_now) > 20 else "")
+        raise APIError(422, "illegal_decision", f"{d} is not legal in this state ({why})", prefix)
+    return d
+
+
+def game_summary(game: Any) -> dict[str, Any]:
+    players = int(game.state.players) if hasattr(game, "state") and hasattr(game.state, "players") else None
+    out: dict[str, Any] = {
+        "current_player": int(game.current_player),
+        "turn_player": int(game.turn_player),
+        "is_terminal": bool(game.is_terminal),
+        "winner": int(game.winner()),
+    }
+    if players:
+        out["vp"] = [int(game.vp(p)) for p in range(players)]
+    return out
+
+
+def new_game(players: int, seed: int, variant: Any) -> Any:
+    try:
+        return engine_ext.new_game(players=players, seed=seed, variant=variant)
+    except engine_ext.StateError as exc:
+        raise _state_error(exc, "") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise APIError(422, "invalid_game", str(exc), "/variant") from None
+
+
+@functools.lru_cache(maxsize=1)
+def cards() -> list[dict[str, Any]]:
+    return list(engine_ext.cards())
+
+
+@functools.lru_cache(maxsize=1)
+def levels() -> list[dict[str, Any]]:
+    return [dict(level) for level in bots_suggest.list_levels()]
+
+
+def level_names() -> list[str]:
+    return [str(level["name"]) for level in levels()]
+
+
+def level_budget(name: str) -> tuple[int | None, int | None]:
+    """(iterations, time_ms) of a level preset."""
+    for level in levels():
+        if level.get("name") == name:
+            budget = level.get("budget", level)
+            if isinstance(budget, dict):
+                it = budget.get("iterations")
+                ms = budget.get("time_ms", budget.get("ms"))
+                return (int(it) if it else None, int(ms) if ms else None)
+            return (None, None)
+    raise KeyError(name)

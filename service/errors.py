@@ -1,0 +1,153 @@
+"""Errors as JSON: every 4xx/5xx body is `{"error", "message", "pointer", "errors", "request_id"}`.
+
+`pointer` is a JSON pointer (RFC 6901) into the request body (`""` is the whole body); for path
+and query parameters `in` says where the pointer points (`"path"`, `"query"`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from flask import Flask, Response, g, jsonify
+from pydantic import BaseModel, ValidationError
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("kashgar.service")
+
+
+def escape_token(token: object) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer(*tokens: object) -> str:
+    """`pointer("state", "seats", 0)` -> `/state/seats/0`."""
+    return "".join("/" + escape_token(t) for t in tokens)
+
+
+def join_pointer(prefix: str, inner: str) -> str:
+    """Prefix a pointer reported relative to a sub-document (`/state` + `/seats/0`)."""
+    if inner and not inner.startswith("/"):
+        inner = "/" + inner
+    return prefix + inner
+
+
+class APIError(Exception):
+    """An error answered as JSON with an HTTP status."""
+
+    def __init__(self, status: int, code: str, message: str, pointer: str = "",
+                 errors: Sequence[dict[str, str]] | None = None, location: str = "body",
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.pointer = pointer
+        self.location = location
+        self.errors = list(errors) if errors else [{"pointer": pointer, "message": message}]
+        self.headers = headers or {}
+
+    def body(self) -> dict[str, Any]:
+        return {
+            "error": self.code,
+            "message": self.message,
+            "pointer": self.pointer,
+            "in": self.location,
+            "errors": self.errors,
+            "request_id": getattr(g, "request_id", None),
+        }
+
+
+# pydantic puts the member type of a union into `loc`; those tokens are not part of the document.
+_UNION_TAGS = ("str", "int", "float", "bool", "dict", "list", "none", "function-", "literal[", "tagged-union")
+
+
+def _clean_loc(loc: Iterable[int | str]) -> list[int | str]:
+    out: list[int | str] = []
+    for token in loc:
+        if isinstance(token, str) and any(token.lower().startswith(tag) for tag in _UNION_TAGS) \
+                and ("[" in token or token.lower() in {"str", "int", "float", "bool", "none"}):
+            continue
+        out.append(token)
+    return out
+
+
+def from_validation_error(exc: ValidationError, prefix: str = "", location: str = "body") -> APIError:
+    errors = []
+    for err in exc.errors(include_url=False):
+        ptr = prefix + pointer(*_clean_loc(err.get("loc", ())))
+        msg = str(err.get("msg", "invalid"))
+        errors.append({"pointer": ptr, "message": msg})
+    first = errors[0] if errors else {"pointer": prefix, "message": "invalid"}
+    return APIError(422, "validation_error", first["message"], first["pointer"], errors, location)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json_body(data: bytes) -> Any:
+    """Strict JSON: no NaN/Infinity, UTF-8, bounded depth (RecursionError) -> 400 with a pointer."""
+    if not data or not data.strip():
+        raise APIError(400, "empty_body", "the request body must be a JSON document", "")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise APIError(400, "malformed_json", f"the body is not UTF-8: {exc.reason} at byte {exc.start}",
+                       "") from None
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise APIError(400, "malformed_json",
+                       f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", "") from None
+    except (ValueError, RecursionError) as exc:
+        raise APIError(400, "malformed_json", f"malformed JSON: {exc}", "") from None
+
+
+def validate_model(model: type[BaseModel], payload: Any) -> Any:
+    if not isinstance(payload, dict):
+        raise APIError(422, "validation_error", "the body must be a JSON object", "")
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+def error_response(err: APIError) -> Response:
+    resp = jsonify(err.body())
+    resp.status_code = err.status
+    for k, v in err.headers.items():
+        resp.headers[k] = v
+    return resp
+
+
+def init_app(app: Flask) -> None:
+    """JSON bodies for every error, including Flask's own (404, 405, 413) and unexpected ones."""
+
+    @app.errorhandler(APIError)
+    def _api_error(err: APIError) -> Response:
+        return error_response(err)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException) -> Response:
+        status = err.code or 500
+        codes = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
+                 413: "body_too_large", 415: "unsupported_media_type"}
+        message = err.description or err.name
+        if status == 413:
+            message = f"the request body is larger than {app.config.get('MAX_CONTENT_LENGTH')} bytes"
+        api = APIError(status, codes.get(status, err.name.lower().replace(" ", "_")), message, "")
+        resp = error_response(api)
+        if status == 405:
+            valid = getattr(err, "valid_methods", None)
+            if valid:
+                resp.headers["Allow"] = ", ".join(valid)
+        return resp
+
+    @app.errorhandler(Exception)
+    def _unexpected(err: Exception) -> Response:
+        log.exception("unhandled error: %s", err)
+        return error_response(APIError(500, "internal_error", "internal error; the request id is in the logs",
+                                       ""))

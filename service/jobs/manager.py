@@ -1,0 +1,150 @@
+"""The job API the web and the workers share: submit a search, read a job (reaping dead parts on
+the way), cancel, and reap every active job."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from .. import search
+from ..config import Settings
+from . import runner
+from .model import JobStatus, Record, job_status, new_record
+from .queue import EmbeddedQueue, JobQueue, RQQueue, redis_connection
+from .store import JobStore, RedisStore, SqliteStore
+
+log = logging.getLogger("kashgar.jobs")
+
+
+class JobManager:
+    def __init__(self, store: JobStore, queue: JobQueue, settings: Settings) -> None:
+        self.store = store
+        self.queue = queue
+        self.settings = settings
+
+    @property
+    def backend(self) -> str:
+        return self.queue.backend
+
+    def _timeout(self, spec: search.SearchSpec) -> int:
+        if spec.time_ms is not None and spec.iterations is None:
+            return int(spec.time_ms / 1000) + 300
+        return self.settings.job_ttl
+
+    def submit(self, spec: search.SearchSpec, request_id: str | None = None) -> Record:
+        parts = search.plan(spec)
+        job_id = uuid.uuid4().hex
+        rec = new_record(job_id, spec.to_dict(), len(parts), self.store.now(), request_id, self.queue.owner())
+        self.store.create(rec)
+        for p in parts:
+            self.queue.enqueue(job_id, p.index, 1, self._timeout(spec))
+        log.info("job submitted", extra={"job_id": job_id, "parts": len(parts), "request_id": request_id})
+        return rec
+
+    def get(self, job_id: str) -> Record | None:
+        rec = self.store.load(job_id)
+        if rec is None:
+            return None
+        if not job_status(rec).terminal:
+            rec = self.reap(rec) or rec
+            if rec.get("result") is None:
+                rec = runner.maybe_merge(self.store, job_id) or rec
+        return rec
+
+    def cancel(self, job_id: str) -> tuple[bool, Record] | None:
+        """Ask a job to stop. (False, rec) when it was already finished or failed."""
+        now = self.store.now()
+
+        def go(rec: Record) -> bool:
+            if job_status(rec).terminal:
+                return False
+            rec["cancel_requested"] = True
+            rec["cancelled_at"] = now
+            for p in rec["parts"]:
+                if p["status"] == JobStatus.QUEUED.value:
+                    p.update(status=JobStatus.CANCELLED.value, finished_at=now)
+            return True
+
+        out = self.store.update(job_id, go)
+        if out is None:
+            return None
+        changed, rec = out
+        merged = runner.maybe_merge(self.store, job_id)
+        return changed, merged or rec
+
+    # ------------------------------------------------------------------------ dead workers
+
+    def _dead_reason(self, part: dict[str, Any], now: float) -> str | None:
+        alive = self.queue.owner_alive(part.get("owner"))
+        if part["status"] == JobStatus.QUEUED.value:
+            return f"process {part['owner']} that held the queued part is gone" if alive is False else None
+        if part["status"] != JobStatus.STARTED.value:
+            return None
+        if alive is False:
+            return f"worker {part.get('worker')} is gone"
+        beat = part.get("heartbeat_at") or part.get("started_at") or now
+        if now - beat > self.settings.heartbeat_timeout:
+            return f"worker {part.get('worker')} lost: no heartbeat for {now - beat:.1f} s"
+        return None
+
+    def reap(self, rec: Record) -> Record | None:
+        """Retry (or fail, after `max_attempts`) the parts whose worker died."""
+        now = self.store.now()
+        suspects = [(p["index"], p["attempt"], why) for p in rec["parts"]
+                    if (why := self._dead_reason(p, now)) is not None]
+        if not suspects:
+            return rec
+        requeue: list[tuple[int, int]] = []
+
+        def go(r: Record) -> list[tuple[int, int]]:
+            again: list[tuple[int, int]] = []
+            for index, attempt, why in suspects:
+                p = r["parts"][index]
+                if p["attempt"] != attempt or p["status"] not in (JobStatus.QUEUED.value, JobStatus.STARTED.value):
+                    continue  # someone else reaped it, or it moved on
+                p["history"].append({"attempt": attempt, "worker": p.get("worker"), "error": why, "at": now})
+                if r.get("cancel_requested"):
+                    p.update(status=JobStatus.CANCELLED.value, finished_at=now, error=why)
+                elif attempt < self.settings.max_attempts:
+                    p.update(status=JobStatus.QUEUED.value, attempt=attempt + 1, owner=self.queue.owner(),
+                             worker=None, started_at=None, heartbeat_at=None, queued_at=now, progress={})
+                    again.append((index, attempt + 1))
+                else:
+                    p.update(status=JobStatus.FAILED.value, finished_at=now,
+                             error=f"{why}; gave up after {attempt} attempt(s)")
+            return again
+
+        out = self.store.update(rec["id"], go)
+        if out is None:
+            return None
+        requeue, rec = out
+        spec = search.SearchSpec.from_dict(rec["spec"])
+        for index, attempt in requeue:
+            log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
+            self.store.incr_stat("parts_retried")
+            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec))
+        return rec
+
+    def reap_all(self) -> int:
+        n = 0
+        for job_id in self.store.active_ids():
+            rec = self.store.load(job_id)
+            if rec is not None and not job_status(rec).terminal:
+                self.reap(rec)
+                runner.maybe_merge(self.store, job_id)
+                n += 1
+        return n
+
+
+def build_manager(settings: Settings, jobs_db: str | None = None) -> JobManager:
+    """Redis + RQ when `settings.redis_url` is set, else the embedded SQLite store and threads."""
+    if settings.redis_url:
+        conn = redis_connection(settings.redis_url, settings.redis_timeout)
+        store: JobStore = RedisStore(conn, settings.key_prefix, settings.result_ttl, settings.job_ttl)
+        return JobManager(store, RQQueue(conn, settings), settings)
+    path = jobs_db or settings.jobs_db
+    if not path:
+        raise ValueError("the embedded job store needs a database path")
+    sstore = SqliteStore(path, settings.result_ttl, settings.job_ttl)
+    return JobManager(sstore, EmbeddedQueue(sstore, settings), settings)

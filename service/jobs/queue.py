@@ -1,0 +1,173 @@
+"""What runs the parts of a job: threads of this process (embedded) or RQ workers (Redis).
+Both take `enqueue(job_id, index, attempt)` and leave the job's truth in the store."""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue as stdqueue
+import threading
+from abc import ABC, abstractmethod
+from typing import Any
+
+from ..config import Settings
+from . import runner
+from .store import JobStore, StoreUnavailable
+
+log = logging.getLogger("kashgar.jobs")
+
+#: The importable job function RQ workers run.
+TASK = "service.jobs.tasks.run_part"
+
+
+class JobQueue(ABC):
+    backend: str = "abstract"
+
+    @abstractmethod
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None: ...
+
+    @abstractmethod
+    def depth(self) -> int:
+        """Parts waiting for a worker."""
+
+    def owner(self) -> str | None:
+        """Who holds queued parts (embedded: this process); None when the queue is shared."""
+        return None
+
+    def owner_alive(self, owner: str | None) -> bool | None:
+        """Whether the process holding a part still runs; None when that cannot be known here."""
+        return None
+
+    def ping(self) -> None:
+        return None
+
+    def workers(self) -> int | None:
+        return None
+
+
+class EmbeddedQueue(JobQueue):
+    """Daemon threads of this process; they die with it, and the reaper of another process of
+    the same machine sees that the owner is gone and runs the part again."""
+
+    backend = "embedded"
+
+    def __init__(self, store: JobStore, settings: Settings) -> None:
+        self.store = store
+        self.settings = settings
+        self._queue: stdqueue.Queue[tuple[str, int, int]] = stdqueue.Queue()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._pid = os.getpid()
+
+    def _ensure_threads(self) -> None:
+        with self._lock:
+            if self._pid != os.getpid():  # forked: the parent's threads are not here
+                self._threads = []
+                self._queue = stdqueue.Queue()
+                self._pid = os.getpid()
+            self._threads = [t for t in self._threads if t.is_alive()]
+            while len(self._threads) < max(1, self.settings.embedded_threads):
+                t = threading.Thread(target=self._loop, name=f"kashgar-embedded-{len(self._threads)}",
+                                     daemon=True)
+                t.start()
+                self._threads.append(t)
+
+    def _loop(self) -> None:
+        while True:
+            job_id, index, attempt = self._queue.get()
+            try:
+                runner.execute_part(self.store, self.settings, job_id, index, attempt, worker=runner.process_id())
+            except Exception:  # noqa: BLE001 - the thread must survive any job
+                log.exception("embedded part crashed", extra={"job_id": job_id, "part": index})
+            finally:
+                self._queue.task_done()
+
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        self._ensure_threads()
+        self._queue.put((job_id, index, attempt))
+
+    def depth(self) -> int:
+        return self._queue.qsize()
+
+    def owner(self) -> str | None:
+        return runner.process_id()
+
+    def owner_alive(self, owner: str | None) -> bool | None:
+        if not owner:
+            return None
+        host, _, pid = owner.rpartition(":")
+        if host != runner.process_id().rpartition(":")[0] or not pid.isdigit():
+            return None
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def join(self) -> None:
+        """Wait until every queued part has run (tests)."""
+        self._queue.join()
+
+
+class RQQueue(JobQueue):
+    """One RQ job per part attempt, id `<job>-p<index>-a<attempt>`, on queue `settings.queue_name`."""
+
+    backend = "redis"
+
+    def __init__(self, connection: Any, settings: Settings) -> None:
+        from rq import Queue
+
+        self.connection = connection
+        self.settings = settings
+        self.rq_queue = Queue(settings.queue_name, connection=connection)
+
+    @staticmethod
+    def rq_job_id(job_id: str, index: int, attempt: int) -> str:
+        return f"{job_id}-p{index}-a{attempt}"
+
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        import redis
+
+        try:
+            self.rq_queue.enqueue_call(
+                TASK, args=(job_id, index, attempt), job_id=self.rq_job_id(job_id, index, attempt),
+                timeout=timeout_s or self.settings.job_ttl, result_ttl=0,
+                failure_ttl=self.settings.result_ttl, description=f"kashgar search {job_id} part {index}")
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
+
+    def depth(self) -> int:
+        import redis
+
+        try:
+            return int(self.rq_queue.count)
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
+
+    def ping(self) -> None:
+        import redis
+
+        try:
+            self.connection.ping()
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
+
+    def workers(self) -> int | None:
+        from rq import Worker
+
+        try:
+            return len(Worker.all(queue=self.rq_queue))
+        except Exception:  # noqa: BLE001
+            return None
+
+
+def redis_connection(url: str, timeout: float = 2.0) -> Any:
+    """A Redis client that fails fast (the web answers 503 instead of hanging)."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout,
+                                retry=Retry(NoBackoff(), 0), health_check_interval=0)

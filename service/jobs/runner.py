@@ -1,0 +1,167 @@
+"""Running one part of a job, wherever it runs (an embedded thread or an RQ worker): claim it,
+search with heartbeats, progress and cancel checks, store the result, merge when it is the last."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from typing import Any
+
+from .. import search
+from ..config import Settings
+from .model import JobStatus, Record, all_parts_done
+from .store import JobStore, StoreUnavailable
+
+log = logging.getLogger("kashgar.jobs")
+
+
+def process_id() -> str:
+    """`host:pid` of this process (the owner of embedded parts)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def execute_part(store: JobStore, settings: Settings, job_id: str, index: int, attempt: int,
+                 worker: str | None = None) -> str:
+    """Run part `index` (attempt `attempt`) of job `job_id`. Returns what happened: `finished`,
+    `failed`, `cancelled`, `stale` (the part was given to someone else), `lost` or `missing`."""
+    worker = worker or process_id()
+    t0 = store.now()
+
+    def claim(rec: Record) -> str:
+        p = rec["parts"][index]
+        if p["attempt"] != attempt or p["status"] != JobStatus.QUEUED.value:
+            return "stale"
+        if rec.get("cancel_requested"):
+            p.update(status=JobStatus.CANCELLED.value, finished_at=t0)
+            return "cancelled"
+        p.update(status=JobStatus.STARTED.value, worker=worker, owner=worker, started_at=t0, heartbeat_at=t0)
+        return "ok"
+
+    claimed = store.update(job_id, claim)
+    if claimed is None:
+        return "missing"
+    verdict, rec = claimed
+    if verdict != "ok":
+        if verdict == "cancelled":
+            maybe_merge(store, job_id)
+        return verdict
+    log.info("part started", extra={"job_id": job_id, "part": index, "attempt": attempt,
+                                     "request_id": rec.get("request_id"), "worker": worker})
+    spec = search.SearchSpec.from_dict(rec["spec"])
+    part = search.plan(spec)[index]
+
+    latest: dict[str, Any] = {}
+    cancelled = threading.Event()
+    lost = threading.Event()
+    done = threading.Event()
+
+    def on_progress(d: dict[str, Any]) -> None:
+        latest.update(search.progress_summary(d))
+
+    def beat_once() -> None:
+        now = store.now()
+        snapshot = dict(latest)
+
+        def hb(r: Record) -> str:
+            p = r["parts"][index]
+            if p["attempt"] != attempt or p["status"] != JobStatus.STARTED.value:
+                return "lost"
+            p["heartbeat_at"] = now
+            if snapshot:
+                p["progress"] = snapshot
+            return "cancel" if r.get("cancel_requested") else "ok"
+
+        res = store.update(job_id, hb)
+        state = "lost" if res is None else res[0]
+        if state == "cancel":
+            cancelled.set()
+        elif state == "lost":
+            lost.set()
+
+    def heartbeat() -> None:
+        while not done.wait(settings.heartbeat_interval):
+            try:
+                beat_once()
+            except StoreUnavailable as exc:  # keep searching; the next beat may get through
+                log.warning("heartbeat failed: %s", exc, extra={"job_id": job_id, "part": index})
+            except Exception:  # noqa: BLE001 - a heartbeat must never kill the search
+                log.exception("heartbeat error", extra={"job_id": job_id, "part": index})
+
+    beater = threading.Thread(target=heartbeat, name=f"kashgar-hb-{job_id[:8]}-{index}", daemon=True)
+    beater.start()
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    try:
+        result = search.run_part(spec, part, progress=on_progress,
+                                 should_stop=lambda: cancelled.is_set() or lost.is_set())
+    except Exception as exc:  # noqa: BLE001 - the search's failure is the job's failure, never lost
+        error = f"{exc.__class__.__name__}: {exc}"
+        log.exception("part failed", extra={"job_id": job_id, "part": index, "attempt": attempt})
+    finally:
+        done.set()
+        beater.join(timeout=5.0)
+    if lost.is_set():
+        return "lost"
+    t1 = store.now()
+
+    def finish(r: Record) -> str:
+        p = r["parts"][index]
+        if p["attempt"] != attempt or p["status"] != JobStatus.STARTED.value:
+            return "stale"
+        p["finished_at"] = t1
+        p["heartbeat_at"] = t1
+        if error is not None:
+            p.update(status=JobStatus.FAILED.value, error=error)
+            return "failed"
+        assert result is not None
+        p["result"] = result
+        p["progress"] = search.progress_summary(result)
+        p["status"] = JobStatus.CANCELLED.value if r.get("cancel_requested") else JobStatus.FINISHED.value
+        return p["status"]
+
+    finished = store.update(job_id, finish)
+    if finished is None:
+        return "missing"
+    outcome, rec = finished
+    log.info("part %s", outcome, extra={"job_id": job_id, "part": index, "attempt": attempt,
+                                         "request_id": rec.get("request_id"),
+                                         "elapsed_ms": round((t1 - t0) * 1000, 1)})
+    if all_parts_done(rec):
+        maybe_merge(store, job_id)
+    return outcome
+
+
+def maybe_merge(store: JobStore, job_id: str) -> Record | None:
+    """When every part is done and the job has no result yet, merge the parts' results (a
+    cancelled job gets the partial merge of what was searched). Merging twice gives the same."""
+    rec = store.load(job_id)
+    if rec is None or rec.get("result") is not None or rec.get("error") or not all_parts_done(rec):
+        return rec
+    if any(p["status"] == JobStatus.FAILED.value for p in rec["parts"]):
+        return rec
+    spec = search.SearchSpec.from_dict(rec["spec"])
+    results = [p["result"] for p in rec["parts"] if p.get("result")]
+    merged: dict[str, Any] | None = None
+    error: str | None = None
+    if results:
+        try:
+            merged = search.combine(spec, results)
+            if rec.get("cancel_requested"):
+                merged["partial"] = True
+            merged["elapsed_ms"] = round(max((p.get("finished_at") or 0) for p in rec["parts"]) * 1000
+                                         - rec["created_at"] * 1000, 3)
+        except Exception as exc:  # noqa: BLE001
+            error = f"merge failed: {exc.__class__.__name__}: {exc}"
+            log.exception("merge failed", extra={"job_id": job_id})
+
+    def put(r: Record) -> None:
+        if r.get("result") is None and not r.get("error"):
+            if merged is not None:
+                r["result"] = merged
+            elif error is not None:
+                r["error"] = error
+
+    out = store.update(job_id, put)
+    return None if out is None else out[1]

@@ -1,0 +1,271 @@
+"""Where job records live: Redis (shared by every web process and RQ worker) or a SQLite file
+(the embedded default, shared by the gunicorn workers of one machine). Each store owns its keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .model import TERMINAL, JobStatus, Record, job_status
+
+T = TypeVar("T")
+
+
+class StoreUnavailable(RuntimeError):
+    """The backing store cannot be reached (Redis down, database locked for too long)."""
+
+
+class JobStore(ABC):
+    """An atomic read-modify-write store of job records with expiry and outcome counters."""
+
+    def __init__(self, result_ttl: int, job_ttl: int) -> None:
+        self.result_ttl = result_ttl
+        self.job_ttl = job_ttl
+
+    @abstractmethod
+    def now(self) -> float:
+        """The store's clock (shared by every process that uses the store)."""
+
+    @abstractmethod
+    def create(self, rec: Record) -> None: ...
+
+    @abstractmethod
+    def load(self, job_id: str) -> Record | None: ...
+
+    @abstractmethod
+    def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
+        """Apply `fn` to the record atomically and store it; None if there is no such job.
+        A job becoming terminal counts its outcome, leaves the active set and expires after
+        `result_ttl`."""
+
+    @abstractmethod
+    def active_ids(self) -> list[str]: ...
+
+    @abstractmethod
+    def incr_stat(self, name: str, n: int = 1) -> None: ...
+
+    @abstractmethod
+    def stats(self) -> dict[str, int]: ...
+
+    @abstractmethod
+    def ping(self) -> None: ...
+
+    @staticmethod
+    def _transition(before: JobStatus, rec: Record) -> str | None:
+        after = job_status(rec)
+        if after.terminal and not before.terminal:
+            rec["finished_at"] = rec.get("finished_at") or time.time()
+            return after.value
+        return None
+
+
+# --------------------------------------------------------------------------------------- Redis
+
+
+class RedisStore(JobStore):
+    """Keys: `<prefix>:job:<id>` (the record as JSON), `<prefix>:jobs:active` (set of unfinished
+    job ids), `<prefix>:stats` (hash of outcome counters)."""
+
+    def __init__(self, connection: Any, prefix: str = "kashgar", result_ttl: int = 3600,
+                 job_ttl: int = 86400) -> None:
+        super().__init__(result_ttl, job_ttl)
+        self.connection = connection
+        self.prefix = prefix
+
+    def job_key(self, job_id: str) -> str:
+        return f"{self.prefix}:job:{job_id}"
+
+    @property
+    def active_key(self) -> str:
+        return f"{self.prefix}:jobs:active"
+
+    @property
+    def stats_key(self) -> str:
+        return f"{self.prefix}:stats"
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        import redis
+
+        try:
+            return fn()
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+            raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
+
+    def now(self) -> float:
+        sec, usec = self._call(lambda: self.connection.time())
+        return float(sec) + float(usec) / 1e6
+
+    def create(self, rec: Record) -> None:
+        def go() -> None:
+            pipe = self.connection.pipeline()
+            pipe.set(self.job_key(rec["id"]), json.dumps(rec), ex=self.job_ttl)
+            pipe.sadd(self.active_key, rec["id"])
+            pipe.execute()
+
+        self._call(go)
+
+    def load(self, job_id: str) -> Record | None:
+        raw = self._call(lambda: self.connection.get(self.job_key(job_id)))
+        return None if raw is None else json.loads(raw)
+
+    def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
+        import redis
+
+        key = self.job_key(job_id)
+
+        def go() -> tuple[T, Record] | None:
+            while True:
+                with self.connection.pipeline() as pipe:
+                    try:
+                        pipe.watch(key)
+                        raw = pipe.get(key)
+                        if raw is None:
+                            pipe.unwatch()
+                            if self.connection.srem(self.active_key, job_id):
+                                pass
+                            return None
+                        rec = json.loads(raw)
+                        before = job_status(rec)
+                        ret = fn(rec)
+                        outcome = self._transition(before, rec)
+                        pipe.multi()
+                        if outcome:
+                            pipe.set(key, json.dumps(rec), ex=self.result_ttl)
+                            pipe.srem(self.active_key, job_id)
+                            pipe.hincrby(self.stats_key, f"jobs_{outcome}", 1)
+                        else:
+                            pipe.set(key, json.dumps(rec), keepttl=True)
+                        pipe.execute()
+                        return ret, rec
+                    except redis.WatchError:
+                        continue
+
+        return self._call(go)
+
+    def active_ids(self) -> list[str]:
+        members = self._call(lambda: self.connection.smembers(self.active_key))
+        return sorted(m.decode() if isinstance(m, bytes) else str(m) for m in members)
+
+    def incr_stat(self, name: str, n: int = 1) -> None:
+        self._call(lambda: self.connection.hincrby(self.stats_key, name, n))
+
+    def stats(self) -> dict[str, int]:
+        raw = self._call(lambda: self.connection.hgetall(self.stats_key))
+        return {(k.decode() if isinstance(k, bytes) else str(k)): int(v) for k, v in raw.items()}
+
+    def ping(self) -> None:
+        self._call(lambda: self.connection.ping())
+
+
+# -------------------------------------------------------------------------------------- SQLite
+
+
+class SqliteStore(JobStore):
+    """Tables `jobs(id, doc, expires_at, active)` and `stats(name, value)` in one SQLite file
+    (WAL mode), safe across the threads and processes of one machine."""
+
+    def __init__(self, path: str, result_ttl: int = 3600, job_ttl: int = 86400) -> None:
+        super().__init__(result_ttl, job_ttl)
+        self.path = path
+        self._local = threading.local()
+        self._last_purge = 0.0
+        with self._tx() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, doc TEXT NOT NULL, "
+                       "expires_at REAL NOT NULL, active INTEGER NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS stats (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None or getattr(self._local, "pid", None) != os.getpid():
+            db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._local.db = db
+            self._local.pid = os.getpid()
+        return db
+
+    class _Tx:
+        def __init__(self, store: SqliteStore) -> None:
+            self.db = store._db()
+
+        def __enter__(self) -> sqlite3.Connection:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise StoreUnavailable(f"job database busy: {exc}") from exc
+            return self.db
+
+        def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+            self.db.execute("ROLLBACK" if exc_type else "COMMIT")
+
+    def _tx(self) -> SqliteStore._Tx:
+        return SqliteStore._Tx(self)
+
+    def now(self) -> float:
+        return time.time()
+
+    def _purge(self, db: sqlite3.Connection, now: float) -> None:
+        if now - self._last_purge > 60.0:
+            db.execute("DELETE FROM jobs WHERE expires_at < ?", (now,))
+            self._last_purge = now
+
+    def create(self, rec: Record) -> None:
+        now = self.now()
+        with self._tx() as db:
+            self._purge(db, now)
+            db.execute("INSERT INTO jobs (id, doc, expires_at, active) VALUES (?, ?, ?, 1)",
+                       (rec["id"], json.dumps(rec), now + self.job_ttl))
+
+    def load(self, job_id: str) -> Record | None:
+        row = self._db().execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?",
+                                 (job_id, self.now())).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
+        now = self.now()
+        with self._tx() as db:
+            row = db.execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?", (job_id, now)).fetchone()
+            if row is None:
+                return None
+            rec = json.loads(row[0])
+            before = job_status(rec)
+            ret = fn(rec)
+            outcome = self._transition(before, rec)
+            if outcome:
+                db.execute("UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
+                           (json.dumps(rec), now + self.result_ttl, job_id))
+                self._incr(db, f"jobs_{outcome}", 1)
+            else:
+                db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(rec), job_id))
+            return ret, rec
+
+    def active_ids(self) -> list[str]:
+        rows = self._db().execute("SELECT id FROM jobs WHERE active = 1 AND expires_at >= ? ORDER BY id",
+                                  (self.now(),)).fetchall()
+        return [r[0] for r in rows]
+
+    @staticmethod
+    def _incr(db: sqlite3.Connection, name: str, n: int) -> None:
+        db.execute("INSERT INTO stats (name, value) VALUES (?, ?) "
+                   "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", (name, n))
+
+    def incr_stat(self, name: str, n: int = 1) -> None:
+        with self._tx() as db:
+            self._incr(db, name, n)
+
+    def stats(self) -> dict[str, int]:
+        return {r[0]: int(r[1]) for r in self._db().execute("SELECT name, value FROM stats").fetchall()}
+
+    def ping(self) -> None:
+        self._db().execute("SELECT 1").fetchone()
+
+
+def is_terminal(status: str) -> bool:
+    return status in TERMINAL

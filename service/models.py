@@ -1,0 +1,244 @@
+"""Request and response models. The same classes validate requests and generate `/openapi.json`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+#: Placeholder the OpenAPI builder replaces with `{"$ref": "#/components/schemas/State"}`.
+STATE_REF = {"type": "object", "x-kashgar-ref": "State"}
+DECISION_JSON = {"type": "object", "description": "A decision in JSON form, e.g. "
+                 '`{"kind": "select", "caravan": 0, "option": "a"}` (see docs/engine-api.md).',
+                 "required": ["kind"], "properties": {"kind": {"type": "string"}}}
+
+State = Annotated[dict[str, Any], WithJsonSchema(STATE_REF)]
+DecisionJSON = Annotated[dict[str, Any], WithJsonSchema(DECISION_JSON)]
+Seed = Annotated[int, Field(ge=0, le=(1 << 63) - 1, description="Seed of the search or game; same seed and "
+                            "inputs give the same answer.")]
+
+
+class Request(BaseModel):
+    """Requests reject unknown fields and values of the wrong JSON type (no coercion)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Response(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+# ---------------------------------------------------------------------------------- requests
+
+
+class SuggestRequest(Request):
+    """Ask for the decision to play in `state`."""
+
+    state: State
+    level: Annotated[str | None, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$",
+                                       description="A level name from GET /levels.")] = None
+    iterations: Annotated[int | None, Field(ge=1, le=100_000_000,
+                                            description="Budget in search iterations (overrides the level's).")] = None
+    time_ms: Annotated[int | None, Field(ge=1, le=86_400_000,
+                                         description="Budget in milliseconds (overrides the level's).")] = None
+    seed: Seed = 0
+    mode: Literal["sync", "async", "auto"] = Field(
+        "auto", description="sync: answer now (bounded budgets); async: 202 and a job; auto: sync when the "
+        "budget is within the synchronous limits, else async.")
+    parallel: Annotated[int | None, Field(ge=1, le=64, description="Root-parallel parts of the search "
+                                          "(default: from the budget). Part of the inputs: same parallel, "
+                                          "same answer.")] = None
+
+
+class NewGameRequest(Request):
+    players: Annotated[int, Field(ge=2, le=4)] = 2
+    seed: Seed = 0
+    variant: Annotated[
+        Literal["all"] | dict[str, Any] | None,
+        WithJsonSchema({"anyOf": [{"type": "null"}, {"const": "all"},
+                                  {"type": "object", "properties": {"additional": {
+                                      "type": "array", "items": {"type": "string"}}}}]},
+                       mode="validation"),
+        Field(description='null (base game), "all" (every Cut-and-Thrust card) or {"additional": [slugs]}.'),
+    ] = None
+    observer: Annotated[int | None, Field(ge=0, le=3, description="Return the view of this player instead "
+                                          "of the full (trusted) state.")] = None
+
+
+class LegalRequest(Request):
+    state: State
+
+
+class ApplyRequest(Request):
+    state: State
+    decision: Annotated[str | dict[str, Any], WithJsonSchema(
+        {"anyOf": [{"type": "string", "description": "canonical text, e.g. `c0:a`"}, DECISION_JSON]},
+        mode="validation")]
+    observer: Annotated[int | None, Field(ge=0, le=3, description="Return the view of this player "
+                                          "(default: the same observer as the given state).")] = None
+
+
+# --------------------------------------------------------------------------------- responses
+
+
+class Alternative(Response):
+    decision: DecisionJSON
+    decision_text: str
+    visits: int
+    mean_reward: float | None = None
+    win_prob: float | None = None
+    expected_vp: float | None = None
+
+
+class SuggestResult(Response):
+    decision: DecisionJSON
+    decision_text: str
+    alternatives: list[Alternative]
+    line: list[str]
+    win_prob: float | None = None
+    expected_vp: float | None = None
+    iterations: int
+    elapsed_ms: float
+    seed: int
+    level: str | None = None
+    compiled: bool
+    parts: int = 1
+
+
+class SuggestResponse(SuggestResult):
+    request_id: str
+    mode: Literal["sync"] = "sync"
+
+
+class JobAccepted(Response):
+    job_id: str
+    status: Literal["queued", "started", "finished", "failed", "cancelled"]
+    status_url: str
+    parts: int
+    backend: Literal["embedded", "redis"]
+    request_id: str
+    mode: Literal["async"] = "async"
+
+
+class JobProgress(Response):
+    iterations: int
+    best: str | None = None
+    parts_total: int
+    parts_done: int
+
+
+class JobPartAttempt(Response):
+    attempt: int
+    worker: str | None = None
+    error: str
+    at: float
+
+
+class JobPart(Response):
+    index: int
+    status: Literal["queued", "started", "finished", "failed", "cancelled"]
+    attempt: int
+    worker: str | None = None
+    iterations: int
+    error: str | None = None
+    history: list[JobPartAttempt]
+
+
+class JobRequestEcho(Response):
+    level: str | None = None
+    iterations: int | None = None
+    time_ms: int | None = None
+    seed: int
+    parallel: int
+
+
+class JobView(Response):
+    job_id: str
+    status: Literal["queued", "started", "finished", "failed", "cancelled"]
+    created_at: float
+    finished_at: float | None = None
+    request_id: str | None = None
+    request: JobRequestEcho
+    progress: JobProgress
+    parts: list[JobPart]
+    retried: bool
+    result: SuggestResult | None = None
+    error: str | None = None
+    backend: Literal["embedded", "redis"]
+
+
+class DecisionItem(Response):
+    decision: DecisionJSON
+    text: str
+
+
+class GameSummary(Response):
+    current_player: int
+    turn_player: int
+    is_terminal: bool
+    winner: int
+    vp: list[int] | None = None
+
+
+class GameResponse(GameSummary):
+    state: State
+    legal: list[DecisionItem]
+    request_id: str
+
+
+class LegalResponse(GameSummary):
+    legal: list[DecisionItem]
+    count: int
+    request_id: str
+
+
+class ApplyResponse(GameSummary):
+    state: State
+    decision: DecisionItem
+    events: list[dict[str, Any]]
+    legal: list[DecisionItem]
+    request_id: str
+
+
+class Level(Response):
+    name: str
+    description: str | None = None
+
+
+class LevelsResponse(Response):
+    levels: list[Level]
+    default: str | None = None
+
+
+class CardsResponse(Response):
+    cards: list[dict[str, Any]]
+    count: int
+
+
+class Health(Response):
+    status: Literal["ok"]
+    version: str
+    compiled: bool
+    backend: Literal["embedded", "redis"]
+
+
+class Ready(Response):
+    ready: bool
+    backend: Literal["embedded", "redis"]
+    checks: dict[str, str]
+
+
+class ErrorItem(BaseModel):
+    pointer: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """Every error: a code, a message, and a JSON pointer into the request (`in` says into what)."""
+
+    error: str
+    message: str
+    pointer: str = Field(description="JSON pointer (RFC 6901) of the wrong field; \"\" is the whole body.")
+    in_: Literal["body", "path", "query", "header"] = Field(alias="in")
+    errors: list[ErrorItem]
+    request_id: str | None = None

@@ -1,0 +1,138 @@
+"""One search request, its split into root-parallel parts, running a part, merging the parts.
+
+The split depends only on the request (budget, seed, `parallel`), never on how many workers run
+it, so a synchronous search and an async job with the same inputs give the same answer.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from bots import suggest as bots_suggest
+
+from . import engine
+from .config import Settings
+
+SEED_MASK = (1 << 63) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+@dataclass(frozen=True)
+class SearchSpec:
+    """A validated search request (what a job stores and every part reads)."""
+
+    state: dict[str, Any]
+    level: str | None
+    iterations: int | None
+    time_ms: int | None
+    seed: int
+    parallel: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> SearchSpec:
+        return cls(**{k: d[k] for k in ("state", "level", "iterations", "time_ms", "seed", "parallel")})
+
+
+@dataclass(frozen=True)
+class PartSpec:
+    index: int
+    iterations: int | None
+    time_ms: int | None
+    seed: int
+
+
+def part_seed(seed: int, index: int) -> int:
+    """Part 0 keeps the request's seed (a one-part search is the plain search)."""
+    if index == 0:
+        return seed & SEED_MASK
+    return (seed + index * _GOLDEN) & SEED_MASK
+
+
+def default_parallel(iterations: int | None, time_ms: int | None, settings: Settings, asynchronous: bool) -> int:
+    if iterations is not None:
+        return max(1, min(settings.max_parts, math.ceil(iterations / max(1, settings.part_iterations))))
+    return max(1, min(settings.max_parts, settings.time_parts)) if asynchronous else 1
+
+
+def plan(spec: SearchSpec) -> list[PartSpec]:
+    """Iterations are divided among the parts (the first ones get the remainder); a time budget
+    is given to every part (they run side by side)."""
+    n = spec.parallel
+    if spec.iterations is not None:
+        n = max(1, min(n, spec.iterations))
+        base, extra = divmod(spec.iterations, n)
+        its: list[int | None] = [base + (1 if i < extra else 0) for i in range(n)]
+    else:
+        its = [None] * n
+    return [PartSpec(i, its[i], spec.time_ms, part_seed(spec.seed, i)) for i in range(n)]
+
+
+def run_part(spec: SearchSpec, part: PartSpec, *,
+             progress: Callable[[dict[str, Any]], None] | None = None,
+             should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    return dict(bots_suggest.analyse_state(
+        spec.state, level=spec.level, iterations=part.iterations, time_ms=part.time_ms,
+        seed=part.seed, workers=1, progress=progress, should_stop=should_stop))
+
+
+def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The answer of the whole search: the merge of its parts, with the request's seed."""
+    if len(parts) == 1:
+        answer = dict(parts[0])
+    else:
+        answer = dict(bots_suggest.merge_parts(parts))
+    answer["seed"] = spec.seed
+    answer["parts"] = len(parts)
+    if spec.level is not None:
+        answer["level"] = spec.level
+    answer.setdefault("compiled", engine.compiled())
+    return answer
+
+
+def run_sync(spec: SearchSpec, timeout_ms: int | None = None) -> dict[str, Any]:
+    """Every part in this process, one after the other, then merged. `timeout_ms` is a safety cap:
+    when hit, the parts stop early and the answer says `truncated: true`."""
+    deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
+    truncated = False
+
+    def should_stop() -> bool:
+        nonlocal truncated
+        if deadline is not None and time.monotonic() >= deadline:
+            truncated = True
+            return True
+        return False
+
+    t0 = time.perf_counter()
+    results = [run_part(spec, p, should_stop=should_stop if deadline is not None else None) for p in plan(spec)]
+    answer = combine(spec, results)
+    answer["elapsed_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+    if truncated:
+        answer["truncated"] = True
+    return answer
+
+
+def progress_summary(progress: dict[str, Any]) -> dict[str, Any]:
+    """What a part reports while it runs: iterations so far and its current best decision."""
+    out: dict[str, Any] = {}
+    it = progress.get("iterations")
+    if isinstance(it, int):
+        out["iterations"] = it
+    for key in ("decision_text", "best", "best_text"):
+        if isinstance(progress.get(key), str):
+            out["best"] = progress[key]
+            break
+    else:
+        d = progress.get("decision")
+        if d is not None:
+            out["best"] = str(d)
+    for key in ("visits", "win_prob", "expected_vp"):
+        if isinstance(progress.get(key), (int, float)):
+            out[key] = progress[key]
+    return out
