@@ -256,7 +256,7 @@ def make_state(
     caravans: Sequence[Sequence[Sequence[str]] | None] | None = None,
     resources: Sequence[Mapping[str, int] | None] | None = None,
     contracts: Sequence[Sequence[int]] | None = None,
-    display: Sequence[int] = DEFAULT_DISPLAY,
+    display: Sequence[int] | None = None,
     discard: Sequence[str] = (),
     removed: Sequence[str] = (),
     standard_top: Sequence[str] | None = None,
@@ -279,7 +279,8 @@ def make_state(
     `DEFAULT_FILLER`. resources[p] overrides some of player p's resources (the rest are 3).
     standard_top / special_top / contract_top put known cards on top of the decks (the deck's
     count is derived from the manifest); `decks` gives a deck verbatim instead.
-    A decks entry not given at all is left out of the document.
+    A decks entry not given at all is left out of the document. The display defaults to
+    DEFAULT_DISPLAY with the contracts used elsewhere replaced.
     """
     cars: list[list[list[str]]] = []
     for p in range(players):
@@ -287,6 +288,12 @@ def make_state(
         cars.append([list(c) for c in (given if given is not None else DEFAULT_FILLER)])
     fulfilled = [list(contracts[p]) if contracts is not None and p < len(contracts) else []
                  for p in range(players)]
+
+    if display is None:
+        busy = {n for f in fulfilled for n in f} | set(contract_top or ())
+        display = [n for n in (*DEFAULT_DISPLAY, 2, 10, 18, 30, 3, 11, 19, 31) if n not in busy][:4]
+    placed = [*display, *(n for f in fulfilled for n in f), *(contract_top or ())]
+    assert len(placed) == len(set(placed)), f"a contract is in two places: {placed}"
 
     in_play: list[str] = [c for seat in cars for car in seat for c in car]
     used = [*in_play, *discard, *removed, *(standard_top or ())]
