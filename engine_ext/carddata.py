@@ -1,0 +1,337 @@
+"""Load the card data file and compile every action's effect steps into the core's tables.
+
+The step language is documented at the top of `data/cards.toml`. Each step becomes four
+integers (opcode and three arguments) in `Rules.ops`; each action gets its start, length and
+the cost the turn's legality check needs.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from engine_ext import core as C
+
+RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
+SPICES = RESOURCES[:5]
+RES_INDEX = {name: i for i, name in enumerate(RESOURCES)}
+DECKS = ("start", "standard", "special", "additional", "patriarch", "back")
+CONTRACT_KINDS = ("small", "large", "wheat", "pepper", "gold")
+SLOTS = ("a", "b", "part")
+AMOUNTS = {"N:contracts": C.AMT_CONTRACTS, "N:caravan": C.AMT_CARAVAN,
+           "N:patriarchs": C.AMT_PATRIARCHS, "N:halfmules": C.AMT_HALFMULES}
+
+
+class CardDataError(ValueError):
+    """The card data file is wrong; the message names the card and the step."""
+
+
+@dataclass(frozen=True)
+class CardKind:
+    index: int
+    slug: str
+    name: str
+    english: str
+    deck: str
+    copies: int
+    vp: int | str
+    bang: bool
+    rank: int
+    actions: tuple[tuple[str, ...] | None, ...]  # a, b, parting (None where absent)
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "slug": self.slug, "name": self.name, "english": self.english, "deck": self.deck,
+            "copies": self.copies, "vp": self.vp, "bang": self.bang, "rank": self.rank or None,
+            "caravan": [list(a) for a in self.actions[:2] if a is not None],
+            "parting": list(self.actions[2]) if self.actions[2] is not None else None,
+            "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class Contract:
+    number: int
+    kind: str
+    vp: int
+    mules: int
+    cost: dict[str, int]
+    payout: dict[str, int]
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"number": self.number, "kind": self.kind, "vp": self.vp, "mules": self.mules,
+                "cost": dict(self.cost), "payout": dict(self.payout), "source": self.source}
+
+
+@dataclass
+class CardData:
+    kinds: list[CardKind]
+    contracts: list[Contract]
+    by_slug: dict[str, CardKind] = field(default_factory=dict)
+    card_kind: list[int] = field(default_factory=list)  # card instance id -> kind index
+    ids_by_kind: dict[int, list[int]] = field(default_factory=dict)
+    tables: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def patriarch(self) -> CardKind:
+        return self.by_slug["patriarch"]
+
+    def kind(self, slug: str) -> CardKind:
+        return self.by_slug[slug]
+
+
+def _mask(text: str, where: str) -> int:
+    m = 0
+    for part in text.split("|"):
+        if part == "spice":
+            m |= C.SPICE_MASK
+        elif part in RES_INDEX:
+            m |= 1 << RES_INDEX[part]
+        else:
+            raise CardDataError(f"{where}: unknown resource {part!r}")
+    return m
+
+
+def _res(text: str, where: str) -> int:
+    if text == "$":
+        return C.REG
+    if text not in RES_INDEX:
+        raise CardDataError(f"{where}: unknown resource {text!r}")
+    return RES_INDEX[text]
+
+
+def _amount(text: str, where: str) -> int:
+    if text in AMOUNTS:
+        return AMOUNTS[text]
+    try:
+        n = int(text)
+    except ValueError:
+        raise CardDataError(f"{where}: bad amount {text!r}") from None
+    if not 0 <= n <= 9:
+        raise CardDataError(f"{where}: amount {n} out of 0..9")
+    return n
+
+
+def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
+    """One effect step as (opcode, a, b, c)."""
+    w = step.split()
+    if not w:
+        raise CardDataError(f"{where}: empty step")
+    op, args = w[0], w[1:]
+
+    def need(n: int) -> None:
+        if len(args) != n:
+            raise CardDataError(f"{where}: {op!r} takes {n} argument(s): {step!r}")
+
+    if op in ("pay", "inc", "set"):
+        need(2)
+        code = {"pay": C.OP_PAY, "inc": C.OP_INC, "set": C.OP_SET}[op]
+        amount = _amount(args[1], where)
+        if op != "inc" and amount < 0:
+            raise CardDataError(f"{where}: {op} takes a number")
+        return (code, _res(args[0], where), amount, 0)
+    if op == "choose":
+        mask = _mask(args[0], where) if args else 0
+        rest = args[1:]
+        minimum = 0
+        notprev = 0
+        while rest:
+            if rest[0] == "min" and len(rest) >= 2:
+                minimum = _amount(rest[1], where)
+                rest = rest[2:]
+            elif rest[:2] == ["not", "$"]:
+                notprev = 1
+                rest = rest[2:]
+            else:
+                raise CardDataError(f"{where}: bad choose: {step!r}")
+        if not mask:
+            raise CardDataError(f"{where}: choose needs resources")
+        return (C.OP_CHOOSE, mask, minimum, notprev)
+    if op == "draw":
+        if len(args) not in (2, 3) or args[0] not in ("standard", "special"):
+            raise CardDataError(f"{where}: bad draw: {step!r}")
+        front = 1 if args[2:] == ["front"] else 0
+        if len(args) == 3 and not front:
+            raise CardDataError(f"{where}: bad draw: {step!r}")
+        deck = C.DECK_STANDARD if args[0] == "standard" else C.DECK_SPECIAL
+        return (C.OP_DRAW, deck, _amount(args[1], where), front)
+    if op == "fulfil":
+        flags = 0
+        names = {"free": C.F_FREE, "nomules": C.F_NOMULES, "small": C.F_SMALL,
+                 "hoeker": C.F_HOEKER, "zimt": C.F_ZIMT}
+        for a in args:
+            if a not in names:
+                raise CardDataError(f"{where}: unknown fulfil modifier {a!r}")
+            flags |= names[a]
+        return (C.OP_FULFIL, flags, 0, 0)
+    if op in ("contracts_wheat", "contracts_free"):
+        need(1)
+        return (C.OP_CWHEAT if op == "contracts_wheat" else C.OP_CFREE, _amount(args[0], where), 0, 0)
+    if op in ("opp_inc", "opp_set", "opp_dec", "steal"):
+        need(2)
+        code = {"opp_inc": C.OP_OPP_INC, "opp_set": C.OP_OPP_SET, "opp_dec": C.OP_OPP_DEC,
+                "steal": C.OP_STEAL}[op]
+        return (code, _res(args[0], where), _amount(args[1], where), 0)
+    if op == "opp_dec_if_ge":
+        need(3)
+        return (C.OP_OPP_DEC_IF_GE, _res(args[0], where), _amount(args[1], where), _amount(args[2], where))
+    if op in ("if_opp_zero", "raise_to_max_opp"):
+        need(1)
+        return (C.OP_IF_OPP_ZERO if op == "if_opp_zero" else C.OP_RAISE_MAX, _res(args[0], where), 0, 0)
+    if op == "remove_any":
+        need(1)
+        return (C.OP_REMOVE_ANY, _amount(args[0], where), 0, 0)
+    if op == "shuffle":
+        if args != ["special"]:
+            raise CardDataError(f"{where}: only the special deck can be shuffled")
+        return (C.OP_SHUFFLE, C.DECK_SPECIAL, 0, 0)
+    if op == "set_distinct":
+        need(3)
+        return (C.OP_SETDIST, _mask(args[0], where), _amount(args[1], where), _amount(args[2], where))
+    simple = {"refresh_display": C.OP_REFRESH, "remove_this": C.OP_REMOVE_THIS,
+              "remove_patriarch": C.OP_REMOVE_PAT, "turn_self": C.OP_TURN_SELF,
+              "turn_opponents": C.OP_TURN_OPP, "patriarchs_front": C.OP_PAT_FRONT, "hirte": C.OP_HIRTE,
+              "take_discard": C.OP_TAKE, "new_caravan": C.OP_NEWCAR, "trade": C.OP_TRADE}
+    if op in simple:
+        need(0)
+        return (simple[op], 0, 0, 0)
+    raise CardDataError(f"{where}: unknown step {op!r}")
+
+
+def _action_cost(steps: list[tuple[int, int, int, int]]) -> tuple[list[int], int, int, int]:
+    """What the turn's legality check needs: literal costs, a 'some resource >= k' condition
+    (Bootsmann), and whether the Fahrender Händler's 'pay at least 1 gold' applies."""
+    cost = [0] * 7
+    minmask = 0
+    minimum = 0
+    trade = 0
+    for op, a, b, c in steps:
+        if op == C.OP_PAY and a != C.REG:
+            cost[a] += b
+        elif op == C.OP_CHOOSE and b > 0 and not minmask:
+            minmask, minimum = a, b
+        elif op == C.OP_TRADE:
+            trade = 1
+        elif op not in (C.OP_PAY, C.OP_CHOOSE):
+            break
+    return cost, minmask, minimum, trade
+
+
+def parse(doc: dict[str, Any]) -> CardData:
+    kinds: list[CardKind] = []
+    seen: set[str] = set()
+    for i, row in enumerate(doc.get("card", [])):
+        where = f"card {row.get('slug', i)!r}"
+        for key in ("slug", "name", "deck", "copies", "vp", "source"):
+            if key not in row:
+                raise CardDataError(f"{where}: missing {key!r}")
+        if row["slug"] in seen:
+            raise CardDataError(f"{where}: duplicate slug")
+        seen.add(row["slug"])
+        if row["deck"] not in DECKS:
+            raise CardDataError(f"{where}: unknown deck {row['deck']!r}")
+        if not (isinstance(row["vp"], int) or row["vp"] == "wheat"):
+            raise CardDataError(f"{where}: vp must be a number or 'wheat'")
+        caravan = row.get("caravan", [])
+        if len(caravan) > 2:
+            raise CardDataError(f"{where}: at most two caravan actions")
+        actions: list[tuple[str, ...] | None] = [tuple(a) for a in caravan] + [None] * (2 - len(caravan))
+        actions.append(tuple(row["parting"]) if "parting" in row else None)
+        kinds.append(CardKind(len(kinds), row["slug"], row["name"], row.get("english", ""), row["deck"],
+                              int(row["copies"]), row["vp"], bool(row.get("bang", False)),
+                              int(row.get("rank", 0)), tuple(actions), row["source"]))
+    contracts: list[Contract] = []
+    for i, row in enumerate(doc.get("contract", [])):
+        where = f"contract {row.get('number', i)}"
+        if row.get("number") != i + 1:
+            raise CardDataError(f"{where}: contracts must be numbered 1..40 in order")
+        if row.get("kind") not in CONTRACT_KINDS:
+            raise CardDataError(f"{where}: unknown kind {row.get('kind')!r}")
+        for res in list(row.get("cost", {})) + list(row.get("payout", {})):
+            if res not in RES_INDEX:
+                raise CardDataError(f"{where}: unknown resource {res!r}")
+        contracts.append(Contract(row["number"], row["kind"], int(row["vp"]), int(row["mules"]),
+                                  dict(row.get("cost", {})), dict(row.get("payout", {})), row["source"]))
+    data = CardData(kinds, contracts, {k.slug: k for k in kinds})
+    for slug in ("patriarch", "matriarch", "aristokratin"):
+        if slug not in data.by_slug:
+            raise CardDataError(f"the card data needs a {slug!r} card")
+    if len(contracts) != C.NCON:
+        raise CardDataError(f"there must be {C.NCON} contracts, not {len(contracts)}")
+    _build_tables(data)
+    return data
+
+
+def _build_tables(data: CardData) -> None:
+    ops: list[int] = []
+    a_start: list[int] = []
+    a_len: list[int] = []
+    a_cost: list[int] = []
+    a_minmask: list[int] = []
+    a_min: list[int] = []
+    a_trade: list[int] = []
+    kact: list[int] = []
+    for k in data.kinds:
+        for slot, action in enumerate(k.actions):
+            if action is None:
+                kact.append(-1)
+                continue
+            steps = [compile_step(s, f"card {k.slug!r} action {SLOTS[slot]}") for s in action]
+            kact.append(len(a_start))
+            a_start.append(len(ops) // 4)
+            a_len.append(len(steps))
+            for st in steps:
+                ops.extend(st)
+            cost, minmask, minimum, trade = _action_cost(steps)
+            a_cost.extend(cost)
+            a_minmask.append(minmask)
+            a_min.append(minimum)
+            a_trade.append(trade)
+    # card instances: kinds in file order, copies each (the Matriarch is the Patriarch's back)
+    card_kind: list[int] = []
+    ids: dict[int, list[int]] = {}
+    for k in data.kinds:
+        for _ in range(k.copies):
+            ids.setdefault(k.index, []).append(len(card_kind))
+            card_kind.append(k.index)
+    if len(card_kind) > C.NCARDS:
+        raise CardDataError(f"at most {C.NCARDS} person cards, not {len(card_kind)}")
+    con_cost: list[int] = []
+    for ct in data.contracts:
+        con_cost.extend(ct.cost.get(r, 0) for r in RESOURCES)
+    data.card_kind = card_kind
+    data.ids_by_kind = ids
+    data.tables = {
+        "kvp": [0 if k.vp == "wheat" else int(k.vp) for k in data.kinds],
+        "kwheat": [1 if k.vp == "wheat" else 0 for k in data.kinds],
+        "kbang": [1 if k.bang else 0 for k in data.kinds],
+        "kdeck": [DECKS.index(k.deck) for k in data.kinds],
+        "kact": kact, "ckind": card_kind,
+        "a_start": a_start, "a_len": a_len, "a_cost": a_cost, "a_minmask": a_minmask,
+        "a_min": a_min, "a_trade": a_trade, "ops": ops,
+        "con_kind": [CONTRACT_KINDS.index(c.kind) for c in data.contracts],
+        "con_vp": [c.vp for c in data.contracts],
+        "con_mules": [c.mules for c in data.contracts],
+        "con_cost": con_cost,
+        "con_pay_res": [RES_INDEX[next(iter(c.payout))] if c.payout else 0 for c in data.contracts],
+        "con_pay_n": [next(iter(c.payout.values())) if c.payout else 0 for c in data.contracts],
+        "k_patriarch": data.by_slug["patriarch"].index,
+        "k_matriarch": data.by_slug["matriarch"].index,
+        "k_aristokratin": data.by_slug["aristokratin"].index,
+    }
+
+
+def load_text(text: str) -> CardData:
+    return parse(tomllib.loads(text))
+
+
+@lru_cache(maxsize=1)
+def default() -> CardData:
+    """The card data shipped in the package."""
+    text = resources.files("engine_ext").joinpath("data/cards.toml").read_text(encoding="utf-8")
+    return load_text(text)

@@ -1,0 +1,268 @@
+# C declarations for core.py compiled as core_c (Cython pure-Python mode).
+# The constants below are generated from core.py's module-level integer constants.
+# cython: language_level=3
+
+cdef unsigned long long XS_MUL, LCG_MUL, LCG_ADD, FNV_OFFSET, FNV_PRIME
+cdef unsigned long long _wrap(unsigned long long x)
+cdef unsigned long long _mix(unsigned long long seed)
+
+cdef int NRES
+cdef int GOLD
+cdef int MULES
+cdef int CINNAMON
+cdef int REG
+cdef int SPICE_MASK
+cdef int OP_PAY
+cdef int OP_INC
+cdef int OP_SET
+cdef int OP_CHOOSE
+cdef int OP_DRAW
+cdef int OP_FULFIL
+cdef int OP_CWHEAT
+cdef int OP_CFREE
+cdef int OP_REFRESH
+cdef int OP_OPP_INC
+cdef int OP_OPP_SET
+cdef int OP_OPP_DEC
+cdef int OP_OPP_DEC_IF_GE
+cdef int OP_IF_OPP_ZERO
+cdef int OP_STEAL
+cdef int OP_RAISE_MAX
+cdef int OP_REMOVE_THIS
+cdef int OP_REMOVE_ANY
+cdef int OP_REMOVE_PAT
+cdef int OP_TURN_SELF
+cdef int OP_TURN_OPP
+cdef int OP_PAT_FRONT
+cdef int OP_HIRTE
+cdef int OP_TAKE
+cdef int OP_NEWCAR
+cdef int OP_SHUFFLE
+cdef int OP_TRADE
+cdef int OP_SETDIST
+cdef int AMT_CONTRACTS
+cdef int AMT_CARAVAN
+cdef int AMT_PATRIARCHS
+cdef int AMT_HALFMULES
+cdef int DECK_STANDARD
+cdef int DECK_SPECIAL
+cdef int DECK_CONTRACT
+cdef int F_FREE
+cdef int F_NOMULES
+cdef int F_SMALL
+cdef int F_HOEKER
+cdef int F_ZIMT
+cdef int CK_SMALL
+cdef int CK_LARGE
+cdef int CK_WHEAT
+cdef int CK_PEPPER
+cdef int CK_GOLD
+cdef int K_SELECT
+cdef int K_CHOOSE
+cdef int K_KEEP
+cdef int K_FULFIL
+cdef int K_SKIP
+cdef int K_TAKE
+cdef int K_REMOVE
+cdef int K_PAY
+cdef int K_ROUTE
+cdef int OPT_A
+cdef int OPT_B
+cdef int OPT_PART
+cdef int OPT_PASS
+cdef int P_NONE
+cdef int P_CHOOSE
+cdef int P_KEEP
+cdef int P_FULFIL
+cdef int P_WHEAT
+cdef int P_ZIMT
+cdef int P_REMOVE
+cdef int P_REMOVE_ANY
+cdef int P_REMOVE_PAT
+cdef int P_ROUTE
+cdef int P_TAKE
+cdef int P_TRADE_PAY
+cdef int P_TRADE
+cdef int P_SETDIST
+cdef int PH_SELECT
+cdef int PH_EFFECT
+cdef int PH_OVER
+cdef int L_STD
+cdef int L_DISC
+cdef int L_SPC
+cdef int L_BOX
+cdef int L_UNUSED
+cdef int L_SPARE
+cdef int L_LIMBO
+cdef int CL_DECK
+cdef int CL_DISPLAY
+cdef int CL_LIMBO
+cdef int NCARDS
+cdef int NCON
+cdef int STD_CAP
+cdef int SPC_CAP
+cdef int CON_CAP
+cdef int DISC_CAP
+cdef int LIMBO_CAP
+cdef int LEGAL_CAP
+cdef int S_PLAYERS
+cdef int S_TURNPL
+cdef int S_DECIDER
+cdef int S_PHASE
+cdef int S_START
+cdef int S_TURN
+cdef int S_TURNLIM
+cdef int S_ENDTRIG
+cdef int S_SPARE
+cdef int S_STD_TOP
+cdef int S_STD_N
+cdef int S_SPC_TOP
+cdef int S_SPC_N
+cdef int S_CON_TOP
+cdef int S_CON_N
+cdef int S_DISC_N
+cdef int S_DISP_N
+cdef int S_LIMBO_N
+cdef int S_LIMBO_SRC
+cdef int S_LIMBO_FRONT
+cdef int S_CARD
+cdef int S_CAR
+cdef int S_ACT
+cdef int S_SLOT
+cdef int S_PC
+cdef int S_REG
+cdef int S_REG2
+cdef int S_N
+cdef int S_LAST
+cdef int S_PEND
+cdef int S_FLAGS
+cdef int S_HIRTE_P
+cdef int S_HIRTE_LEFT
+cdef int S_COND
+cdef int S_ZCON
+cdef int O_NCAR
+cdef int O_RES
+cdef int O_CAR
+cdef int O_LOC
+cdef int O_NXT
+cdef int O_FLIP
+cdef int O_KNOWN
+cdef int O_STD
+cdef int O_SPC
+cdef int O_CON
+cdef int O_DISC
+cdef int O_DISP
+cdef int O_LIMBO
+cdef int O_CLOC
+cdef int O_CKNOWN
+cdef int O_PL
+cdef int PL_NCON
+cdef int PL_NWHEAT
+cdef int PL_CVP
+cdef int PL_CARDVP
+cdef int PL_NBAUER
+cdef int PL_LAST
+cdef int PL_VPC
+cdef int D_SIZE
+cdef int DER_N[5]
+cdef int DER_OFF[5]
+cdef int DER[44]
+
+
+cdef class Rules:
+    cdef public int nkinds, k_patriarch, k_matriarch, k_aristokratin
+    cdef int kvp[64]
+    cdef int kwheat[64]
+    cdef int kbang[64]
+    cdef int kdeck[64]
+    cdef int kact[192]
+    cdef int ckind[128]
+    cdef int a_start[256]
+    cdef int a_len[256]
+    cdef int a_cost[1792]
+    cdef int a_minmask[256]
+    cdef int a_min[256]
+    cdef int a_trade[256]
+    cdef int ops[4096]
+    cdef int con_kind[40]
+    cdef int con_vp[40]
+    cdef int con_mules[40]
+    cdef int con_cost[280]
+    cdef int con_pay_res[40]
+    cdef int con_pay_n[40]
+    cpdef int kind_of(self, int card)
+
+
+cdef class State:
+    cdef public Rules R
+    cdef short d[1088]
+    cdef public int nlegal
+    cdef int legal_buf[256]
+    cdef unsigned long long rng
+
+    cpdef unsigned long long get_rng(self)
+    cpdef set_rng(self, unsigned long long rng)
+    cdef unsigned long long _rand(self)
+    cdef int _randint(self, int n)
+    cpdef State clone(self)
+    cpdef int current_player(self)
+    cpdef int turn_player(self)
+    cpdef bint is_terminal(self)
+    cpdef int pending(self)
+    cpdef int res(self, int p, int r)
+    cpdef int vp(self, int p)
+    cpdef int winner(self)
+    cdef void _add(self, int p, int r, int n)
+    cdef void _setres(self, int p, int r, int v)
+    cdef int _card_kind(self, int card)
+    cdef void _card_enter(self, int p, int card)
+    cdef void _card_leave(self, int p, int card)
+    cdef int _front(self, int car)
+    cdef void _push_back(self, int car, int card)
+    cdef void _push_front(self, int car, int card)
+    cdef void _unlink(self, int car, int card)
+    cdef void _leave_caravan(self, int card, int newloc)
+    cdef int _at(self, int car, int pos)
+    cdef bint _has_front(self, int p)
+    cdef int _draw_standard(self)
+    cdef void _reshuffle_standard(self)
+    cdef int _draw_special(self)
+    cdef void _special_under(self, int card, int known)
+    cdef int _draw_contract(self)
+    cdef void _contract_under(self, int c, int known)
+    cdef void _discard(self, int card)
+    cdef int _take_discard_kind(self, int kind)
+    cdef void _refill_display(self)
+    cdef void _display_remove(self, int c)
+    cdef void _limbo_add(self, int card)
+    cdef void _limbo_remove_at(self, int i)
+    cdef void _take_contract(self, int p, int c, bint payout)
+    cdef bint _can_fulfil(self, int p, int c, int flags)
+    cdef void _pay_contract(self, int p, int c, int flags)
+    cdef int _amount(self, int p, int a)
+    cdef bint _can_start(self, int p, int kind, int slot)
+    cdef void _end_turn(self)
+    cdef void _emit(self, int code)
+    cpdef int gen_legal(self)
+    cdef int _zimt_surplus(self, int p, int r)
+    cdef int _nonempty(self, int p)
+    cpdef bint is_legal(self, int code)
+    cpdef apply(self, int code)
+    cpdef void apply_unchecked(self, int code)
+    cdef void _relink_back(self, int car, int card)
+    cdef void _relink_front(self, int car, int card)
+    cdef void _remove_at(self, int car, int pos)
+    cdef void _resolve_keep(self, int p, int kind)
+    cdef void _resolve_fulfil(self, int p, int c)
+    cdef void _finish_fulfil(self, int p, int c)
+    cdef void _route(self, int p, int idx)
+    cdef bint _next_router(self)
+    cdef void _run(self)
+    cdef void _turn_all(self, int q)
+    cdef void _patriarchs_front(self, int q)
+    cdef void _shuffle_special(self)
+    cpdef int playout(self, unsigned long long seed)
+    cpdef State determinize(self, int observer, unsigned long long seed)
+    cdef void _resample(self, int off, int cap, int stop, int sn, int known_off, int limbo_loc, int unused, int observer, int deck)
+    cdef int _sort_key(self, int x, int deck)
+    cpdef unsigned long long fingerprint(self)

@@ -1,0 +1,176 @@
+"""The Python face of the engine: `Engine` (one core build plus the card data) and `Game`
+(a state with decisions as values, JSON in and out, views and determinization)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from engine_ext import core as L
+from engine_ext.carddata import RESOURCES, CardData
+from engine_ext.decisions import Decision, DecisionError
+from engine_ext.state_json import StateError, dump_doc, load_doc, new_game_doc
+
+DecisionLike = Decision | str | dict[str, Any] | int
+
+
+class IllegalDecision(ValueError):
+    """A well-formed decision that is not legal in this state."""
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.pointer = pointer
+
+
+class Engine:
+    """One build of the core (compiled or interpreted) with one set of card data."""
+
+    def __init__(self, core: ModuleType, data: CardData) -> None:
+        self.core = core
+        self.data = data
+        self.rules = core.Rules(data.tables)
+        self.COMPILED: bool = bool(getattr(core, "COMPILED", False))
+
+    def __repr__(self) -> str:
+        return f"<Engine {'compiled' if self.COMPILED else 'interpreted'}>"
+
+    def new_game(self, players: int = 2, seed: int = 0, variant: Any = None, turn_limit: int = 400) -> Game:
+        return self.from_json(new_game_doc(players, seed, variant, self.data, turn_limit))
+
+    def from_json(self, doc: Any) -> Game:
+        """A game from a state document (full, or a view); StateError names the wrong field."""
+        d, rng, observer = load_doc(doc, self.data)
+        st = self.core.State(self.rules)
+        st.load(d, rng)
+        if not st.is_terminal() and st.gen_legal() == 0:
+            raise StateError("/pending" if doc.get("pending") else "/turn_player",
+                             "no decision is possible in this state")
+        return Game(self, st, observer)
+
+    def cards(self) -> dict[str, Any]:
+        return {"cards": [k.to_json() for k in self.data.kinds],
+                "contracts": [c.to_json() for c in self.data.contracts]}
+
+
+class Game:
+    """A game state with decisions as values. Mutable: `apply` changes it."""
+
+    def __init__(self, engine: Engine, state: Any, observer: int | None = None) -> None:
+        self.engine = engine
+        self.state = state
+        self.observer = observer
+
+    # ---- queries -------------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return int(self.state.players)
+
+    @property
+    def current_player(self) -> int:
+        return int(self.state.current_player())
+
+    @property
+    def turn_player(self) -> int:
+        return int(self.state.turn_player())
+
+    @property
+    def is_terminal(self) -> bool:
+        return bool(self.state.is_terminal())
+
+    def vp(self, p: int) -> int:
+        return int(self.state.vp(p))
+
+    def scores(self) -> list[int]:
+        return [self.vp(p) for p in range(self.players)]
+
+    def winner(self) -> int:
+        return int(self.state.winner())
+
+    def legal_codes(self) -> list[int]:
+        return list(self.state.legal_codes())
+
+    def legal(self) -> list[Decision]:
+        return [self.decision(c) for c in self.legal_codes()]
+
+    def decision(self, code: int) -> Decision:
+        return Decision.from_code(code, self.state, self.engine.data)
+
+    def code(self, d: DecisionLike) -> int:
+        """The core's code of a decision given as a Decision, its text or JSON (or a code)."""
+        if isinstance(d, int) and not isinstance(d, bool):
+            return d
+        if isinstance(d, str):
+            d = Decision.parse(d)
+        elif isinstance(d, dict):
+            d = Decision.from_json(d)
+        if not isinstance(d, Decision):
+            raise DecisionError("a decision is a Decision, a text or a JSON object")
+        return d.to_code(self.state, self.engine.data)
+
+    # ---- changes -------------------------------------------------------------------
+    def apply(self, d: DecisionLike) -> list[dict[str, Any]]:
+        """Apply a legal decision; returns what happened (events). IllegalDecision if not legal."""
+        code = self.code(d)
+        if self.is_terminal:
+            raise IllegalDecision("the game is over")
+        if not self.state.is_legal(code):
+            shown = d if isinstance(d, str) else str(self.decision(code)) if isinstance(d, int) else str(d)
+            raise IllegalDecision(f"{shown} is not legal here; legal: {', '.join(map(str, self.legal()))}")
+        before = self.state.export()
+        self.state.apply_unchecked(code)
+        return events(before, self.state.export(), self.engine.data)
+
+    def clone(self) -> Game:
+        return Game(self.engine, self.state.clone(), self.observer)
+
+    def determinize(self, observer: int, seed: int) -> Game:
+        return Game(self.engine, self.state.determinize(observer, seed & (2**64 - 1)), None)
+
+    # ---- JSON ----------------------------------------------------------------------
+    def to_json(self, observer: int | None = None) -> dict[str, Any]:
+        """The full state, or the view of player `observer` (hidden deck order left out)."""
+        if observer is None:
+            observer = self.observer
+        return dump_doc(self.state.export(), int(self.state.get_rng()), self.engine.data, observer)
+
+    def view(self, player: int) -> dict[str, Any]:
+        return self.to_json(observer=player)
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.players}p turn {self.state.export()[L.S_TURN]} player {self.current_player} "
+                f"vp {self.scores()}>")
+
+
+def events(before: list[int], after: list[int], data: CardData) -> list[dict[str, Any]]:
+    """What a decision changed, as a list of events (resources, cards, contracts)."""
+    out: list[dict[str, Any]] = []
+    n = after[L.S_PLAYERS]
+    for p in range(n):
+        for r, name in enumerate(RESOURCES):
+            i = L.O_RES + p * 7 + r
+            if before[i] != after[i]:
+                out.append({"event": "resource", "player": p, "resource": name,
+                            "from": before[i], "to": after[i]})
+    for c in range(L.NCON):
+        if before[L.O_CLOC + c] != after[L.O_CLOC + c] and 0 <= after[L.O_CLOC + c] < 4:
+            out.append({"event": "fulfil", "player": after[L.O_CLOC + c], "contract": c + 1,
+                        "vp": data.contracts[c].vp})
+    names = {L.L_STD: "standard deck", L.L_DISC: "discard", L.L_SPC: "special deck", L.L_BOX: "removed",
+             L.L_LIMBO: "drawn", L.L_SPARE: "spare", L.L_UNUSED: "unused"}
+    for card in range(len(data.card_kind)):
+        a, b = before[L.O_LOC + card], after[L.O_LOC + card]
+        if a != b or before[L.O_FLIP + card] != after[L.O_FLIP + card]:
+            slug = data.kinds[data.card_kind[card]].slug
+            ev: dict[str, Any] = {"event": "card", "card": slug}
+            ev["from"] = {"player": a >> 2, "caravan": a & 3} if a < 16 else names.get(a, str(a))
+            ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))
+            if before[L.O_FLIP + card] != after[L.O_FLIP + card]:
+                ev["turned"] = "matriarch" if after[L.O_FLIP + card] else "patriarch"
+            if a == L.L_LIMBO and b == L.L_LIMBO:
+                continue
+            out.append(ev)
+    if before[L.S_TURN] != after[L.S_TURN]:
+        out.append({"event": "turn_end", "next_player": after[L.S_TURNPL],
+                    "game_over": after[L.S_PHASE] == L.PH_OVER})
+    return out

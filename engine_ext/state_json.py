@@ -1,0 +1,629 @@
+"""States as JSON documents (`kashgar/state@1`): full states, players' views, and new games.
+
+The core keeps a state as one integer array; this module is the only place that knows how
+that array maps to the document. Card instances get ids by kind in a canonical order, so a
+document never names instance ids, and two documents that differ only in which copy of a card
+is where load to states that play the same.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from engine_ext import core as L
+from engine_ext.carddata import RES_INDEX, RESOURCES, CardData
+
+SCHEMA_ID = "kashgar/state@1"
+MAX_DOC_BYTES = 256 * 1024
+DECK_NAMES = ("standard", "special", "contract")
+WAIT_NAMES = {L.P_CHOOSE: "choose", L.P_KEEP: "keep", L.P_FULFIL: "fulfil", L.P_WHEAT: "wheat",
+              L.P_ZIMT: "zimt", L.P_REMOVE: "remove", L.P_REMOVE_ANY: "remove_any",
+              L.P_REMOVE_PAT: "remove_patriarch", L.P_ROUTE: "route", L.P_TAKE: "take",
+              L.P_TRADE_PAY: "trade_pay", L.P_TRADE: "trade", L.P_SETDIST: "set_distinct"}
+WAIT_CODES = {v: k for k, v in WAIT_NAMES.items()}
+SLOT_NAMES = ("a", "b", "part")
+
+
+class StateError(ValueError):
+    """A state document that cannot be a Kashgar state. `pointer` is the JSON pointer of the
+    field that is wrong, `message` says what is wrong with it."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(f"{pointer or '/'}: {message}")
+        self.pointer = pointer
+        self.message = message
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    text = resources.files("engine_ext").joinpath("data/state.schema.json").read_text(encoding="utf-8")
+    result: dict[str, Any] = json.loads(text)
+    return result
+
+
+def _pointer(path: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def validate_schema(doc: Any) -> None:
+    if not isinstance(doc, dict):
+        raise StateError("", "a state is a JSON object")
+    if len(json.dumps(doc)) > MAX_DOC_BYTES:
+        raise StateError("", f"the state document is larger than {MAX_DOC_BYTES} bytes")
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if errors:
+        e = max(errors, key=lambda e: len(e.absolute_path))
+        raise StateError(_pointer(e.absolute_path), e.message)
+
+
+# ---- variants ------------------------------------------------------------------------------
+
+def variant_counts(variant: Any, data: CardData) -> dict[int, int]:
+    """How many copies of each Cut-and-Thrust kind are shuffled in (pointer /variant)."""
+    additional = [k for k in data.kinds if k.deck == "additional"]
+    if variant in (None, "base", "off"):
+        return {}
+    if variant == "all":
+        return {k.index: k.copies for k in additional}
+    if isinstance(variant, list):
+        slugs = variant
+    elif isinstance(variant, dict):
+        slugs = variant.get("additional", [])
+        if not isinstance(slugs, list):
+            raise StateError("/variant/additional", "must be a list of card slugs")
+    else:
+        raise StateError("/variant", "must be null, 'all', or {'additional': [slugs]}")
+    counts: dict[int, int] = {}
+    for i, slug in enumerate(slugs):
+        kind = data.by_slug.get(slug) if isinstance(slug, str) else None
+        if kind is None or kind.deck != "additional":
+            raise StateError(f"/variant/additional/{i}", f"{slug!r} is not a Cut-and-Thrust card")
+        counts[kind.index] = counts.get(kind.index, 0) + 1
+        if counts[kind.index] > kind.copies:
+            raise StateError(f"/variant/additional/{i}", f"the game has only {kind.copies} {slug}")
+    return counts
+
+
+def variant_json(counts: dict[int, int], data: CardData) -> dict[str, Any]:
+    return {"additional": [data.kinds[k].slug for k in sorted(counts) for _ in range(counts[k])]}
+
+
+# ---- new games ------------------------------------------------------------------------------
+
+def new_game_doc(players: int, seed: int, variant: Any, data: CardData, turn_limit: int = 400) -> dict[str, Any]:
+    """The setup of the rules, shuffled by `seed`, as a full state document."""
+    if not isinstance(players, int) or not 2 <= players <= 4:
+        raise StateError("/players", "2, 3 or 4 players")
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise StateError("/seed", "the seed is an integer in 0..2^63-1")
+    counts = variant_counts(variant, data)
+    rnd = random.Random(seed)
+    start = [k for k in data.kinds if k.deck == "start"]
+    rnd.shuffle(start)
+    dealt = start[: 3 * players]
+    seats = []
+    for p in range(players):
+        seats.append({
+            "resources": {r: 3 for r in RESOURCES},
+            "caravans": [["patriarch", dealt[p * 3 + c].slug] for c in range(3)],
+            "contracts": [],
+            "last_scored": -1,
+        })
+    first = min(range(3 * players), key=lambda i: dealt[i].rank) // 3
+    standard = [k.slug for k in data.kinds if k.deck == "standard" for _ in range(k.copies)]
+    standard += [data.kinds[k].slug for k in sorted(counts) for _ in range(counts[k])]
+    special = [k.slug for k in data.kinds if k.deck == "special" for _ in range(k.copies)]
+    contracts = [c.number for c in data.contracts]
+    rnd.shuffle(standard)
+    rnd.shuffle(special)
+    rnd.shuffle(contracts)
+    return {
+        "schema": SCHEMA_ID,
+        "players": players,
+        "variant": variant_json(counts, data),
+        "turn_limit": turn_limit,
+        "start_player": first,
+        "turn_player": first,
+        "turn": 0,
+        "end_triggered": False,
+        "game_over": False,
+        "observer": None,
+        "seats": seats,
+        "display": contracts[:4],
+        "discard": [],
+        "removed": [],
+        "spare_patriarch": any(k.slug == "aristokratin" for k in dealt),
+        "decks": {"standard": standard, "special": special, "contract": contracts[4:]},
+        "pending": None,
+        "rng": rnd.getrandbits(63) | 1,
+    }
+
+
+# ---- document -> state ---------------------------------------------------------------------
+
+class _Builder:
+    """Places every card of a document into the core's array, checking that they add up."""
+
+    def __init__(self, data: CardData, counts: dict[int, int]) -> None:
+        self.data = data
+        self.d = [0] * L.D_SIZE
+        self.pool: dict[int, list[int]] = {}
+        for kind, ids in data.ids_by_kind.items():
+            k = data.kinds[kind]
+            n = counts.get(kind, 0) if k.deck == "additional" else len(ids)
+            self.pool[kind] = list(ids[:n])
+            for card in ids[n:]:
+                self.d[L.O_LOC + card] = L.L_UNUSED
+        self.contracts_left = set(range(L.NCON))
+
+    def card(self, slug: Any, pointer: str, allowed: tuple[str, ...]) -> tuple[int, int]:
+        """An instance id for a card named in the document, and whether it is turned."""
+        if not isinstance(slug, str) or slug not in self.data.by_slug:
+            raise StateError(pointer, f"unknown card {slug!r}")
+        kind = self.data.by_slug[slug]
+        flip = 0
+        if kind.slug == "matriarch":
+            kind, flip = self.data.patriarch, 1
+        if kind.deck not in allowed:
+            raise StateError(pointer, f"a {kind.deck} card ({slug}) cannot be here")
+        pool = self.pool.get(kind.index, [])
+        if not pool:
+            raise StateError(pointer, f"more {kind.slug} cards than this game has")
+        return pool.pop(0), flip
+
+    def contract(self, number: Any, pointer: str) -> int:
+        if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= L.NCON:
+            raise StateError(pointer, "a contract is a number 1..40")
+        c = number - 1
+        if c not in self.contracts_left:
+            raise StateError(pointer, f"contract {number} appears twice")
+        self.contracts_left.remove(c)
+        return c
+
+    def leftovers(self, decks: tuple[str, ...]) -> list[int]:
+        out = []
+        for kind, ids in self.pool.items():
+            if self.data.kinds[kind].deck in decks:
+                out.extend(ids)
+        return sorted(out, key=lambda card: (self.data.card_kind[card], card))
+
+
+PERSON_DECKS = ("patriarch", "start", "standard", "special", "additional")
+STD_DECKS = ("standard", "additional")
+
+
+def _int(doc: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
+    v = doc.get(key, default)
+    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+        raise StateError(f"/{key}", f"must be an integer in {lo}..{hi}")
+    return v
+
+
+def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
+    """Check a document and turn it into the core's array. Returns (array, rng, observer)."""
+    validate_schema(doc)
+    n = _int(doc, "players", 2, 4)
+    seats = doc["seats"]
+    if len(seats) != n:
+        raise StateError("/seats", f"{n} players need {n} seats, not {len(seats)}")
+    observer = doc.get("observer")
+    if observer is not None and not 0 <= observer < n:
+        raise StateError("/observer", f"no player {observer} in a {n}-player game")
+    counts = variant_counts(doc.get("variant"), data)
+    b = _Builder(data, counts)
+    d = b.d
+    d[L.S_PLAYERS] = n
+    d[L.S_START] = _int(doc, "start_player", 0, n - 1)
+    d[L.S_TURNPL] = _int(doc, "turn_player", 0, n - 1)
+    d[L.S_TURN] = _int(doc, "turn", 0, 10000)
+    d[L.S_TURNLIM] = _int(doc, "turn_limit", 1, 10000, 400)
+    d[L.S_ENDTRIG] = 1 if doc.get("end_triggered") else 0
+    d[L.S_SPARE] = -1
+    d[L.S_DECIDER] = d[L.S_TURNPL]
+    pending = doc.get("pending")
+    d[L.S_PHASE] = L.PH_OVER if doc.get("game_over") else (L.PH_EFFECT if pending else L.PH_SELECT)
+    # caravans
+    for p, seat in enumerate(seats):
+        base = f"/seats/{p}"
+        for r, name in enumerate(RESOURCES):
+            d[L.O_RES + p * 7 + r] = seat["resources"][name]
+        caravans = seat["caravans"]
+        d[L.O_NCAR + p] = len(caravans)
+        for c, caravan in enumerate(caravans):
+            car = p * 4 + c
+            prev = -1
+            for pos, slug in enumerate(caravan):
+                card, flip = b.card(slug, f"{base}/caravans/{c}/{pos}", PERSON_DECKS)
+                d[L.O_LOC + card] = car
+                d[L.O_FLIP + card] = flip
+                d[L.O_NXT + card] = -1
+                if prev < 0:
+                    d[L.O_CAR + car * 3] = card
+                else:
+                    d[L.O_NXT + prev] = card
+                prev = card
+                kind = data.kinds[data.card_kind[card]]
+                if kind.vp == "wheat":
+                    d[L.O_PL + p * 8 + L.PL_NBAUER] += 1
+                else:
+                    d[L.O_PL + p * 8 + L.PL_CARDVP] += int(kind.vp)
+            d[L.O_CAR + car * 3 + 1] = prev
+            d[L.O_CAR + car * 3 + 2] = len(caravan)
+        for i, number in enumerate(seat["contracts"]):
+            con = b.contract(number, f"{base}/contracts/{i}")
+            d[L.O_CLOC + con] = p
+            d[L.O_PL + p * 8 + L.PL_NCON] += 1
+            d[L.O_PL + p * 8 + L.PL_CVP] += data.contracts[con].vp
+            if data.contracts[con].kind == "wheat":
+                d[L.O_PL + p * 8 + L.PL_NWHEAT] += 1
+        d[L.O_PL + p * 8 + L.PL_LAST] = seat.get("last_scored", -1)
+    # the face-up contracts
+    for i, number in enumerate(doc["display"]):
+        con = b.contract(number, f"/display/{i}")
+        d[L.O_DISP + i] = con
+        d[L.O_CLOC + con] = L.CL_DISPLAY
+    d[L.S_DISP_N] = len(doc["display"])
+    # the mid-turn step, with any drawn cards
+    hidden_limbo = 0
+    if pending:
+        hidden_limbo = _load_pending(pending, doc, b, n)
+    for i, slug in enumerate(doc["discard"]):
+        card, _ = b.card(slug, f"/discard/{i}", STD_DECKS)
+        d[L.O_DISC + i] = card
+        d[L.O_LOC + card] = L.L_DISC
+    d[L.S_DISC_N] = len(doc["discard"])
+    for i, slug in enumerate(doc["removed"]):
+        card, _ = b.card(slug, f"/removed/{i}", PERSON_DECKS)
+        d[L.O_LOC + card] = L.L_BOX
+    decks = doc.get("decks") or {}
+    _load_person_deck(b, decks.get("standard"), "standard", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 0 else 0)
+    _load_person_deck(b, decks.get("special"), "special", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 1 else 0)
+    _load_contract_deck(b, decks.get("contract"), observer, hidden_limbo if d[L.S_LIMBO_SRC] == 2 else 0)
+    # Patriarchs and Start cards not in play
+    pats = b.pool.get(data.patriarch.index, [])
+    if doc.get("spare_patriarch"):
+        if not pats:
+            raise StateError("/spare_patriarch", "no Patriarch is left for the spare")
+        d[L.S_SPARE] = pats[0]
+        d[L.O_LOC + pats[0]] = L.L_SPARE
+        pats = pats[1:]
+    for card in pats + b.leftovers(("start",)):
+        d[L.O_LOC + card] = L.L_UNUSED
+    for p in range(n):
+        d[L.O_PL + p * 8 + L.PL_VPC] = (d[L.O_PL + p * 8 + L.PL_CVP] + d[L.O_PL + p * 8 + L.PL_CARDVP]
+                                        + d[L.O_PL + p * 8 + L.PL_NBAUER] * d[L.O_PL + p * 8 + L.PL_NWHEAT])
+    rng = doc.get("rng", 1) if observer is None else 1
+    return d, int(rng) or 1, observer
+
+
+def _load_person_deck(b: _Builder, spec: Any, name: str, observer: int | None, hidden_limbo: int) -> None:
+    d = b.d
+    decks = STD_DECKS if name == "standard" else ("special",)
+    off, cap = (L.O_STD, L.STD_CAP) if name == "standard" else (L.O_SPC, L.SPC_CAP)
+    loc = L.L_STD if name == "standard" else L.L_SPC
+    pointer = f"/decks/{name}"
+    known: dict[int, int] = {}
+    count: int | None = None
+    if isinstance(spec, list):
+        for i, slug in enumerate(spec):
+            known[i], _ = b.card(slug, f"{pointer}/{i}", decks)
+        count = len(spec)
+    elif isinstance(spec, dict):
+        cards = spec.get("cards")
+        if cards is not None:
+            for i, slug in enumerate(cards):
+                known[i], _ = b.card(slug, f"{pointer}/cards/{i}", decks)
+            count = len(cards)
+            for i, mask in enumerate(spec.get("known_by", [])):
+                if i < len(cards):
+                    d[L.O_KNOWN + known[i]] = mask
+        else:
+            count = spec.get("count")
+            for j, pair in enumerate(spec.get("known", [])):
+                idx, slug = pair
+                if idx in known:
+                    raise StateError(f"{pointer}/known/{j}", f"position {idx} is given twice")
+                known[idx], _ = b.card(slug, f"{pointer}/known/{j}/1", decks)
+                if observer is not None and name == "special":
+                    d[L.O_KNOWN + known[idx]] = 1 << observer
+    rest = b.leftovers(decks)
+    # cards drawn mid-turn that the document does not name come from the unseen pool
+    for i in range(hidden_limbo):
+        if not rest:
+            raise StateError("/pending/drawn", "more drawn cards than the deck could hold")
+        card = rest.pop(0)
+        b.pool[b.data.card_kind[card]].remove(card)
+        slot = d[L.S_LIMBO_N] - hidden_limbo + i
+        d[L.O_LIMBO + slot] = card
+        d[L.O_LOC + card] = L.L_LIMBO
+    if count is None:
+        count = len(known) + len(rest)
+    if count != len(known) + len(rest) or (known and max(known) >= count):
+        raise StateError(pointer, f"card counts do not add up: the {name} deck must hold "
+                                  f"{len(known) + len(rest)} cards, not {count}")
+    if count > cap:
+        raise StateError(pointer, f"the {name} deck holds at most {cap} cards")
+    for i in range(count):
+        card = known[i] if i in known else rest.pop(0)
+        if i not in known:
+            b.pool[b.data.card_kind[card]].remove(card)
+        d[off + i] = card
+        d[L.O_LOC + card] = loc
+    top, n_ = (L.S_STD_TOP, L.S_STD_N) if name == "standard" else (L.S_SPC_TOP, L.S_SPC_N)
+    d[top] = 0
+    d[n_] = count
+
+
+def _load_contract_deck(b: _Builder, spec: Any, observer: int | None, hidden_limbo: int) -> None:
+    d = b.d
+    pointer = "/decks/contract"
+    known: dict[int, int] = {}
+    count: int | None = None
+    if isinstance(spec, list):
+        for i, number in enumerate(spec):
+            known[i] = b.contract(number, f"{pointer}/{i}")
+        count = len(spec)
+    elif isinstance(spec, dict):
+        cards = spec.get("cards")
+        if cards is not None:
+            for i, number in enumerate(cards):
+                known[i] = b.contract(number, f"{pointer}/cards/{i}")
+            count = len(cards)
+            for i, mask in enumerate(spec.get("known_by", [])):
+                if i < len(cards):
+                    d[L.O_CKNOWN + known[i]] = mask
+        else:
+            count = spec.get("count")
+            for j, pair in enumerate(spec.get("known", [])):
+                idx, number = pair
+                if idx in known:
+                    raise StateError(f"{pointer}/known/{j}", f"position {idx} is given twice")
+                known[idx] = b.contract(number, f"{pointer}/known/{j}/1")
+                if observer is not None:
+                    d[L.O_CKNOWN + known[idx]] = 1 << observer
+    rest = sorted(b.contracts_left)
+    for i in range(hidden_limbo):
+        if not rest:
+            raise StateError("/pending/drawn", "more drawn contracts than the deck could hold")
+        con = rest.pop(0)
+        b.contracts_left.remove(con)
+        slot = d[L.S_LIMBO_N] - hidden_limbo + i
+        d[L.O_LIMBO + slot] = con
+        d[L.O_CLOC + con] = L.CL_LIMBO
+    if count is None:
+        count = len(known) + len(rest)
+    if count != len(known) + len(rest) or (known and max(known) >= count):
+        raise StateError(pointer, f"card counts do not add up: the contract deck must hold "
+                                  f"{len(known) + len(rest)} contracts, not {count}")
+    for i in range(count):
+        con = known[i] if i in known else rest.pop(0)
+        b.contracts_left.discard(con)
+        d[L.O_CON + i] = con
+        d[L.O_CLOC + con] = L.CL_DECK
+    d[L.S_CON_TOP] = 0
+    d[L.S_CON_N] = count
+
+
+def _res_index(v: Any, pointer: str) -> int:
+    if v is None:
+        return -1
+    if v not in RES_INDEX:
+        raise StateError(pointer, f"unknown resource {v!r}")
+    return RES_INDEX[v]
+
+
+def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int) -> int:
+    """The registers of a step waiting for a decision. Returns how many drawn cards the
+    document leaves unnamed (a view of another player's secret draw)."""
+    d = b.d
+    data = b.data
+    tp = d[L.S_TURNPL]
+    wait = WAIT_CODES[pend["wait"]]
+    d[L.S_PEND] = wait
+    decider = pend.get("decider", tp)
+    if not 0 <= decider < n:
+        raise StateError("/pending/decider", f"no player {decider}")
+    d[L.S_DECIDER] = decider
+    c = pend["caravan"]
+    if not 0 <= c < d[L.O_NCAR + tp]:
+        raise StateError("/pending/caravan", f"player {tp} has no caravan {c}")
+    car = tp * 4 + c
+    d[L.S_CAR] = car
+    slot = SLOT_NAMES.index(pend["action"])
+    d[L.S_SLOT] = slot
+    kind = data.by_slug.get(pend["card"])
+    if kind is None:
+        raise StateError("/pending/card", f"unknown card {pend['card']!r}")
+    act = data.tables["kact"][kind.index * 3 + slot]
+    if act < 0:
+        raise StateError("/pending/action", f"{kind.slug} has no action {pend['action']!r}")
+    d[L.S_ACT] = act
+    step = pend["step"]
+    if not 0 <= step < data.tables["a_len"][act]:
+        raise StateError("/pending/step", f"{kind.slug}'s action has no step {step}")
+    d[L.S_PC] = step
+    # which card is acting: in its caravan at `position`, or removed (parting)
+    pos = pend.get("position")
+    if slot == 2 or pos is None:
+        card, _ = b.card(kind.slug, "/pending/card", PERSON_DECKS)
+        d[L.O_LOC + card] = L.L_BOX
+    else:
+        card = d[L.O_CAR + car * 3]
+        for _ in range(pos):
+            card = d[L.O_NXT + card] if card >= 0 else -1
+        if card < 0 or pos >= d[L.O_CAR + car * 3 + 2]:
+            raise StateError("/pending/position", "no card at that position of the caravan")
+        actual = data.kinds[data.card_kind[card]].slug
+        if d[L.O_FLIP + card]:
+            actual = "matriarch"
+        if actual != kind.slug:
+            raise StateError("/pending/position", f"the card there is {actual}, not {kind.slug}")
+    d[L.S_CARD] = card
+    regs = pend.get("registers", {})
+    d[L.S_REG] = regs.get("reg", -1)
+    d[L.S_REG2] = regs.get("reg2", -1)
+    d[L.S_N] = regs.get("n", 0)
+    d[L.S_LAST] = regs.get("last", 0)
+    d[L.S_FLAGS] = regs.get("flags", 0)
+    d[L.S_HIRTE_P] = regs.get("hirte_next", 0)
+    d[L.S_HIRTE_LEFT] = regs.get("hirte_left", 0)
+    zc = pend.get("contract")
+    d[L.S_ZCON] = (zc - 1) if isinstance(zc, int) and 1 <= zc <= L.NCON else 0
+    drawn = pend.get("drawn")
+    src = DECK_NAMES.index(pend.get("drawn_from", "standard"))
+    d[L.S_LIMBO_SRC] = src
+    d[L.S_LIMBO_FRONT] = 1 if pend.get("to_front") else 0
+    hidden = 0
+    if isinstance(drawn, dict):
+        hidden = int(drawn.get("count", 0))
+        d[L.S_LIMBO_N] = hidden
+    elif isinstance(drawn, list):
+        for i, x in enumerate(drawn):
+            if src == L.DECK_CONTRACT:
+                con = b.contract(x, f"/pending/drawn/{i}")
+                d[L.O_LIMBO + i] = con
+                d[L.O_CLOC + con] = L.CL_LIMBO
+                d[L.O_CKNOWN + con] = 1 << tp
+            else:
+                card, _ = b.card(x, f"/pending/drawn/{i}", STD_DECKS if src == 0 else ("special",))
+                d[L.O_LIMBO + i] = card
+                d[L.O_LOC + card] = L.L_LIMBO
+                d[L.O_KNOWN + card] = 1 << tp
+        d[L.S_LIMBO_N] = len(drawn)
+    if d[L.S_LIMBO_N] > L.LIMBO_CAP:
+        raise StateError("/pending/drawn", f"at most {L.LIMBO_CAP} drawn cards")
+    return hidden
+
+
+# ---- state -> document ---------------------------------------------------------------------
+
+def _slug(d: list[int], card: int, data: CardData) -> str:
+    kind = data.kinds[data.card_kind[card]]
+    if kind.slug == "patriarch" and d[L.O_FLIP + card]:
+        return "matriarch"
+    return kind.slug
+
+
+def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None) -> dict[str, Any]:
+    n = d[L.S_PLAYERS]
+    tp = d[L.S_TURNPL]
+    seats = []
+    for p in range(n):
+        caravans = []
+        for c in range(d[L.O_NCAR + p]):
+            car = p * 4 + c
+            cards = []
+            card = d[L.O_CAR + car * 3]
+            for _ in range(d[L.O_CAR + car * 3 + 2]):
+                cards.append(_slug(d, card, data))
+                card = d[L.O_NXT + card]
+            caravans.append(cards)
+        owned = [c + 1 for c in range(L.NCON) if d[L.O_CLOC + c] == p]
+        seats.append({
+            "resources": {r: d[L.O_RES + p * 7 + i] for i, r in enumerate(RESOURCES)},
+            "caravans": caravans,
+            "contracts": owned,
+            "last_scored": d[L.O_PL + p * 8 + L.PL_LAST],
+        })
+    in_game: dict[int, int] = {}
+    for card in range(len(data.card_kind)):
+        kind = data.card_kind[card]
+        if data.kinds[kind].deck == "additional" and d[L.O_LOC + card] != L.L_UNUSED:
+            in_game[kind] = in_game.get(kind, 0) + 1
+    removed = sorted(_slug(d, c, data) for c in range(len(data.card_kind)) if d[L.O_LOC + c] == L.L_BOX
+                     and not (d[L.S_PHASE] == L.PH_EFFECT and d[L.S_SLOT] == 2 and c == d[L.S_CARD]))
+    doc: dict[str, Any] = {
+        "schema": SCHEMA_ID,
+        "players": n,
+        "variant": variant_json(in_game, data),
+        "turn_limit": d[L.S_TURNLIM],
+        "start_player": d[L.S_START],
+        "turn_player": tp,
+        "turn": d[L.S_TURN],
+        "end_triggered": bool(d[L.S_ENDTRIG]),
+        "game_over": d[L.S_PHASE] == L.PH_OVER,
+        "observer": observer,
+        "seats": seats,
+        "display": [d[L.O_DISP + i] + 1 for i in range(d[L.S_DISP_N])],
+        "discard": [_slug(d, d[L.O_DISC + i], data) for i in range(d[L.S_DISC_N])],
+        "removed": removed,
+        "spare_patriarch": d[L.S_SPARE] >= 0,
+        "decks": {
+            "standard": _dump_deck(d, L.O_STD, L.STD_CAP, L.S_STD_TOP, L.S_STD_N, L.O_KNOWN, data, observer, False),
+            "special": _dump_deck(d, L.O_SPC, L.SPC_CAP, L.S_SPC_TOP, L.S_SPC_N, L.O_KNOWN, data, observer, False),
+            "contract": _dump_deck(d, L.O_CON, L.CON_CAP, L.S_CON_TOP, L.S_CON_N, L.O_CKNOWN, data, observer, True),
+        },
+        "pending": _dump_pending(d, data, observer) if d[L.S_PHASE] == L.PH_EFFECT else None,
+    }
+    if observer is None:
+        doc["rng"] = int(rng)
+    return doc
+
+
+def _dump_deck(d: list[int], off: int, cap: int, stop: int, sn: int, known_off: int, data: CardData,
+               observer: int | None, contract: bool) -> Any:
+    top, n = d[stop], d[sn]
+    cards = [d[off + ((top + i) & (cap - 1))] for i in range(n)]
+
+    def name(x: int) -> Any:
+        return x + 1 if contract else _slug(d, x, data)
+
+    if observer is None:
+        masks = [d[known_off + x] for x in cards]
+        if any(masks):
+            return {"cards": [name(x) for x in cards], "known_by": masks}
+        return [name(x) for x in cards]
+    known = [[i, name(x)] for i, x in enumerate(cards) if off != L.O_STD and (d[known_off + x] >> observer) & 1]
+    return {"count": n, "known": known}
+
+
+def action_owner(data: CardData, act: int) -> str:
+    """The slug of the card kind whose action number `act` is."""
+    kact = data.tables["kact"]
+    return data.kinds[kact.index(act) // 3].slug
+
+
+def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[str, Any]:
+    tp = d[L.S_TURNPL]
+    car = d[L.S_CAR]
+    card = d[L.S_CARD]
+    pos: int | None = None
+    if d[L.S_SLOT] != 2:
+        c = d[L.O_CAR + car * 3]
+        for i in range(d[L.O_CAR + car * 3 + 2]):
+            if c == card:
+                pos = i
+                break
+            c = d[L.O_NXT + c]
+    kind = action_owner(data, d[L.S_ACT])
+    src = d[L.S_LIMBO_SRC]
+    limbo = [d[L.O_LIMBO + i] for i in range(d[L.S_LIMBO_N])]
+    drawn: Any
+    if src == L.DECK_CONTRACT:
+        drawn = [x + 1 for x in limbo]
+    else:
+        drawn = [_slug(d, x, data) for x in limbo]
+    if observer is not None and observer != tp and src != L.DECK_STANDARD and limbo:
+        drawn = {"count": len(limbo)}
+    return {
+        "wait": WAIT_NAMES.get(d[L.S_PEND], "none"),
+        "decider": d[L.S_DECIDER],
+        "card": kind,
+        "caravan": car - tp * 4,
+        "position": pos,
+        "action": SLOT_NAMES[d[L.S_SLOT]],
+        "step": d[L.S_PC],
+        "drawn": drawn,
+        "drawn_from": DECK_NAMES[src],
+        "to_front": bool(d[L.S_LIMBO_FRONT]),
+        "contract": d[L.S_ZCON] + 1 if d[L.S_PEND] == L.P_ZIMT else None,
+        "registers": {"reg": d[L.S_REG], "reg2": d[L.S_REG2], "n": d[L.S_N], "last": d[L.S_LAST],
+                      "flags": d[L.S_FLAGS], "hirte_next": d[L.S_HIRTE_P], "hirte_left": d[L.S_HIRTE_LEFT]},
+    }

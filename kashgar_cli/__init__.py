@@ -1,0 +1,1 @@
+"""The `kashgar` console command."""

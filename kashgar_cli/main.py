@@ -1,0 +1,46 @@
+"""`kashgar`: the console entry point. Each subcommand lives in its own module.
+
+A subcommand module defines `register(subparsers) -> None`, which adds its parser and sets
+`func` (a callable taking the parsed args and returning an exit code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that provide subcommands; each is imported only if present.
+SUBCOMMAND_MODULES = [
+    "kashgar_cli.bench",
+    "kashgar_cli.selfplay",
+    "kashgar_cli.arena",
+    "kashgar_cli.tune",
+    "kashgar_cli.serve",
+    "kashgar_cli.worker",
+    "kashgar_cli.play",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kashgar", description="Kashgar AI: engine, bots and service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in SUBCOMMAND_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:
+                continue
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""Build the compiled engine (and search) from the same pure-Python sources.
+
+Each compiled module `X_c` is `X.py` compiled with `X_c.pxd` (the `X_c.py` symlink points to
+`X.py`), as aiohttp does for its websocket reader. Without a compiler, or with
+KASHGAR_NO_EXTENSIONS=1, the package installs without extensions and runs interpreted.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+COMPILED_MODULES = [
+    ("engine_ext.core_c", "engine_ext/core_c.py"),
+    ("bots.ismcts_c", "bots/ismcts_c.py"),
+]
+
+
+class OptionalBuildExt(build_ext):
+    """A build_ext that warns in one line and goes on when the compiler fails."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any build failure means "interpreted"
+            print(f"WARNING: kashgar extensions not built ({exc}); the engine runs interpreted", file=sys.stderr)
+
+    def build_extension(self, ext):  # type: ignore[no-untyped-def]
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001
+            print(f"WARNING: {ext.name} not built ({exc}); it runs interpreted", file=sys.stderr)
+
+
+def extensions() -> list:
+    if os.environ.get("KASHGAR_NO_EXTENSIONS"):
+        print("WARNING: KASHGAR_NO_EXTENSIONS set: extensions not built; the engine runs interpreted",
+              file=sys.stderr)
+        return []
+    try:
+        from Cython.Build import cythonize
+        from setuptools import Extension
+    except ImportError:
+        print("WARNING: Cython missing: extensions not built; the engine runs interpreted", file=sys.stderr)
+        return []
+    exts = [
+        Extension(name, [src], extra_compile_args=["-O3"])
+        for name, src in COMPILED_MODULES
+        if os.path.exists(src)
+    ]
+    return cythonize(
+        exts,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+        quiet=True,
+    )
+
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": OptionalBuildExt})
