@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from typing import Any
 
 import engine_ext
@@ -80,8 +81,15 @@ def parse_decision(game: Any, value: Any, prefix: str = "/decision") -> Any:
     return d
 
 
+def player_count(game: Any) -> int:
+    state = getattr(game, "state", None)
+    if state is not None and hasattr(state, "players"):
+        return int(state.players)
+    return int(game.to_json()["players"])
+
+
 def game_summary(game: Any) -> dict[str, Any]:
-    players = int(game.state.players) if hasattr(game, "state") and hasattr(game.state, "players") else None
+    players = player_count(game)
     out: dict[str, Any] = {
         "current_player": int(game.current_player),
         "turn_player": int(game.turn_player),
@@ -110,6 +118,28 @@ def cards() -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=1)
 def levels() -> list[dict[str, Any]]:
     return [dict(level) for level in bots_suggest.list_levels()]
+
+
+def default_level(configured: str | None) -> str | None:
+    """The configured default level, else the one the bots mark as default, else the first."""
+    names = level_names()
+    if configured in names:
+        return configured
+    for level in levels():
+        if level.get("default") is True:
+            return str(level["name"])
+    return names[0] if names else None
+
+
+def finite(obj: Any) -> Any:
+    """JSON-safe copy: NaN and infinities become null."""
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite(v) for v in obj]
+    return obj
 
 
 def level_names() -> list[str]:

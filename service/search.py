@@ -77,9 +77,9 @@ def plan(spec: SearchSpec) -> list[PartSpec]:
 def run_part(spec: SearchSpec, part: PartSpec, *,
              progress: Callable[[dict[str, Any]], None] | None = None,
              should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
-    return dict(bots_suggest.analyse_state(
+    return dict(engine.finite(bots_suggest.analyse_state(
         spec.state, level=spec.level, iterations=part.iterations, time_ms=part.time_ms,
-        seed=part.seed, workers=1, progress=progress, should_stop=should_stop))
+        seed=part.seed, workers=1, progress=progress, should_stop=should_stop)))
 
 
 def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -87,7 +87,7 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:
     if len(parts) == 1:
         answer = dict(parts[0])
     else:
-        answer = dict(bots_suggest.merge_parts(parts))
+        answer = dict(engine.finite(bots_suggest.merge_parts(parts)))
     answer["seed"] = spec.seed
     answer["parts"] = len(parts)
     if spec.level is not None:

@@ -18,6 +18,5 @@ bp = Blueprint("levels", __name__)
 def levels() -> Response:
     """The levels a /suggest request may name, weakest first, with the level used when a request
     gives neither a level nor a budget."""
-    names = engine.level_names()
-    default = settings().default_level if settings().default_level in names else (names[0] if names else None)
-    return jsonify({"levels": engine.levels(), "default": default})
+    return jsonify(engine.finite({"levels": engine.levels(), "default": engine.default_level(
+        settings().default_level)}))

@@ -16,9 +16,9 @@ bp = Blueprint("rules", __name__)
 
 
 def _to_json(game: Any, observer: int | None, ptr: str) -> dict[str, Any]:
-    if observer is not None and observer >= int(game.state.players):
-        raise APIError(422, "invalid_observer", f"observer must be below the player count {game.state.players}",
-                       ptr)
+    players = engine.player_count(game)
+    if observer is not None and observer >= players:
+        raise APIError(422, "invalid_observer", f"observer must be below the player count {players}", ptr)
     doc = game.to_json(observer=observer)
     return dict(doc)
 

@@ -25,7 +25,7 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
     if level is not None and level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     if level is None and req.iterations is None and req.time_ms is None:
-        level = cfg.default_level if cfg.default_level in names else (names[0] if names else None)
+        level = engine.default_level(cfg.default_level)
         if level is None:
             raise APIError(422, "no_budget", "give a level or a budget (iterations or time_ms)", "")
     iterations, time_ms = req.iterations, req.time_ms

@@ -163,11 +163,11 @@ class RQQueue(JobQueue):
             return None
 
 
-def redis_connection(url: str, timeout: float = 2.0) -> Any:
+def redis_connection(url: str, timeout: float | None = 2.0, connect_timeout: float = 2.0) -> Any:
     """A Redis client that fails fast (the web answers 503 instead of hanging)."""
     import redis
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    return redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout,
+    return redis.Redis.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout,
                                 retry=Retry(NoBackoff(), 0), health_check_interval=0)

@@ -1,0 +1,49 @@
+"""`kashgar serve`: the HTTP API under gunicorn, one sync worker process per core."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "serve", help="run the HTTP API (gunicorn)",
+        description="Run the Kashgar AI HTTP API under gunicorn. Without --redis-url (or "
+                    "KASHGAR_REDIS_URL) long searches run on an embedded in-process queue; with it they "
+                    "go to Redis and `kashgar worker` processes.")
+    p.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1, or KASHGAR_BIND)")
+    p.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="web worker processes (default: one per core, or KASHGAR_WEB_WORKERS)")
+    p.add_argument("--timeout", type=int, default=None, help="gunicorn worker timeout in seconds")
+    p.add_argument("--redis-url", default=None, help="Redis URL for async searches (sets KASHGAR_REDIS_URL)")
+    p.add_argument("--dry-run", action="store_true", help="print the gunicorn command and exit")
+    p.set_defaults(func=run)
+
+
+def gunicorn_argv(args: argparse.Namespace) -> list[str]:
+    argv = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf"]
+    if args.host is not None or args.port is not None:
+        default_host, _, default_port = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000").rpartition(":")
+        argv += ["--bind", f"{args.host or default_host}:{args.port or int(default_port)}"]
+    if args.workers is not None:
+        argv += ["--workers", str(args.workers)]
+    if args.timeout is not None:
+        argv += ["--timeout", str(args.timeout)]
+    return argv
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.redis_url:
+        os.environ["KASHGAR_REDIS_URL"] = args.redis_url
+    argv = gunicorn_argv(args)
+    if args.dry_run:
+        print(" ".join(argv))
+        return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, argv)
+    return 0  # not reached

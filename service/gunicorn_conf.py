@@ -1,0 +1,57 @@
+"""gunicorn settings for CPU-bound searches (`kashgar serve`, `deploy/gunicorn.conf.py`).
+
+One sync worker process per core: a search holds the GIL for its whole budget, so threads would
+only queue behind it; more processes than cores would only share the cores. Every value can be
+overridden on the gunicorn command line or with the environment variables named here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Any
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def prepare_environment() -> None:
+    """Shared state of the worker processes, set before the app and prometheus_client load:
+    the embedded job database (one per server unless KASHGAR_JOBS_DB is set) and the directory
+    of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set)."""
+    if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
+        os.environ["KASHGAR_JOBS_DB"] = os.path.join(tempfile.mkdtemp(prefix="kashgar-jobs-"), "jobs.sqlite")
+    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="kashgar-metrics-")
+    else:
+        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
+
+prepare_environment()
+
+wsgi_app = "service:create_app()"
+bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
+workers = int(os.environ.get("KASHGAR_WEB_WORKERS") or cpu_count())
+worker_class = "sync"
+threads = 1
+# A sync search is capped by KASHGAR_SYNC_TIMEOUT_MS; the worker timeout leaves room above it.
+timeout = int(int(os.environ.get("KASHGAR_SYNC_TIMEOUT_MS", "20000")) / 1000) + 30
+graceful_timeout = 30
+keepalive = 5
+backlog = 2048
+preload_app = True
+# The app logs every request as a JSON line with its request id; gunicorn's own log stays plain.
+accesslog = None
+errorlog = "-"
+loglevel = os.environ.get("KASHGAR_LOG_LEVEL", "info").lower()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """Drop the metrics of a dead worker process (prometheus multi-process mode)."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid)

@@ -1,0 +1,319 @@
+"""Every endpoint through the Flask test client, with the real engine and bots (embedded queue)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service import create_app
+
+TEST_CONFIG: dict[str, Any] = {
+    "TESTING": True,
+    "sync_max_iterations": 400,
+    "sync_max_ms": 500,
+    "max_iterations": 1_000_000,
+    "part_iterations": 100,
+    "heartbeat_interval": 0.05,
+    "heartbeat_timeout": 2.0,
+    "max_body_bytes": 200_000,
+    "log_level": "WARNING",
+}
+
+VOLATILE = {"elapsed_ms", "request_id", "mode"}
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[Flask]:
+    yield create_app(TEST_CONFIG)
+
+
+@pytest.fixture()
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture(scope="module")
+def game(app: Flask) -> dict[str, Any]:
+    r = app.test_client().post("/games", json={"players": 2, "seed": 7})
+    assert r.status_code == 200, r.json
+    return r.json  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def view(app: Flask) -> dict[str, Any]:
+    r = app.test_client().post("/games", json={"players": 2, "seed": 7, "observer": 0})
+    assert r.status_code == 200, r.json
+    return r.json["state"]  # type: ignore[no-any-return]
+
+
+def stable(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k not in VOLATILE}
+
+
+def wait_job(client: FlaskClient, url: str, timeout: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = client.get(url)
+        assert r.status_code == 200, r.json
+        if r.json["status"] in ("finished", "failed", "cancelled"):
+            return r.json  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError(f"job {url} did not end: {r.json}")
+
+
+def assert_error(r: Any, status: int, pointer: str | None = None, prefix: str | None = None) -> dict[str, Any]:
+    assert r.status_code == status, (r.status_code, r.get_data(as_text=True)[:500])
+    assert r.is_json, r.get_data(as_text=True)[:200]
+    body = r.json
+    assert {"error", "message", "pointer", "errors", "request_id"} <= set(body), body
+    if pointer is not None:
+        assert body["pointer"] == pointer, body
+    if prefix is not None:
+        assert body["pointer"].startswith(prefix), body
+    return body  # type: ignore[no-any-return]
+
+
+# ----------------------------------------------------------------------------- meta
+
+
+def test_healthz_and_readyz(client: FlaskClient) -> None:
+    r = client.get("/healthz")
+    assert r.status_code == 200 and r.json["status"] == "ok" and r.json["backend"] == "embedded"
+    r = client.get("/readyz")
+    assert r.status_code == 200 and r.json["ready"] is True, r.json
+
+
+def test_levels_and_cards(client: FlaskClient) -> None:
+    r = client.get("/levels")
+    assert r.status_code == 200
+    names = [lv["name"] for lv in r.json["levels"]]
+    assert names and r.json["default"] in names
+    r = client.get("/cards")
+    assert r.status_code == 200 and r.json["count"] == len(r.json["cards"]) > 0
+
+
+def test_request_id_is_echoed(client: FlaskClient, view: dict[str, Any]) -> None:
+    r = client.post("/legal", json={"state": view}, headers={"X-Request-ID": "abc-123"})
+    assert r.headers["X-Request-ID"] == "abc-123" and r.json["request_id"] == "abc-123"
+    r = client.post("/legal", json={"state": view}, headers={"X-Request-ID": "bad id with spaces"})
+    assert r.headers["X-Request-ID"] != "bad id with spaces" and len(r.headers["X-Request-ID"]) == 32
+
+
+def test_openapi_document(client: FlaskClient) -> None:
+    spec = client.get("/openapi.json").json
+    assert spec["openapi"].startswith("3.1")
+    for path in ("/suggest", "/jobs/{job_id}", "/games", "/legal", "/apply", "/levels", "/cards", "/healthz",
+                 "/readyz", "/metrics", "/openapi.json"):
+        assert path in spec["paths"], path
+    assert set(spec["paths"]["/jobs/{job_id}"]) == {"get", "delete"}
+    schema = spec["components"]["schemas"]["SuggestRequest"]
+    assert schema["properties"]["state"] == {"$ref": "#/components/schemas/State"}
+    assert schema["additionalProperties"] is False
+    assert "422" in spec["paths"]["/suggest"]["post"]["responses"]
+    page = client.get("/docs")
+    assert page.status_code == 200 and b"/suggest" in page.data
+
+
+def test_metrics(client: FlaskClient, view: dict[str, Any]) -> None:
+    client.post("/suggest", json={"state": view, "iterations": 20, "seed": 3})
+    text = client.get("/metrics").get_data(as_text=True)
+    for name in ("kashgar_http_request_duration_seconds_bucket", "kashgar_searches_total",
+                 "kashgar_search_iterations_total", "kashgar_queue_depth", "kashgar_job_outcomes_total",
+                 "kashgar_queue_up"):
+        assert name in text, name
+
+
+# ---------------------------------------------------------------------------- rules
+
+
+def test_new_game_full_and_view(client: FlaskClient, game: dict[str, Any], view: dict[str, Any]) -> None:
+    assert game["state"]["schema"].startswith("kashgar/state@")
+    assert game["legal"] and game["current_player"] == game["turn_player"]
+    assert view["observer"] == 0
+
+
+def test_new_game_errors(client: FlaskClient) -> None:
+    assert_error(client.post("/games", json={"players": 5}), 422, "/players")
+    assert_error(client.post("/games", json={"players": "2"}), 422, "/players")
+    assert_error(client.post("/games", json={"players": 2, "observer": 3}), 422, "/observer")
+    assert_error(client.post("/games", json={"players": 2, "variant": {"additional": ["no_such_card"]}}), 422,
+                 prefix="/variant")
+    assert_error(client.post("/games", json={"players": 2, "colour": "red"}), 422, "/colour")
+
+
+def test_legal(client: FlaskClient, view: dict[str, Any]) -> None:
+    r = client.post("/legal", json={"state": view})
+    assert r.status_code == 200 and r.json["count"] == len(r.json["legal"]) > 0
+    first = r.json["legal"][0]
+    assert isinstance(first["text"], str) and isinstance(first["decision"], dict)
+
+
+def test_apply_text_and_json(client: FlaskClient, game: dict[str, Any]) -> None:
+    d = game["legal"][0]
+    r1 = client.post("/apply", json={"state": game["state"], "decision": d["text"]})
+    assert r1.status_code == 200, r1.json
+    r2 = client.post("/apply", json={"state": game["state"], "decision": d["decision"]})
+    assert r2.status_code == 200 and r2.json["state"] == r1.json["state"]
+    assert r1.json["decision"]["text"] == d["text"] and isinstance(r1.json["events"], list)
+    assert r1.json["state"] != game["state"]
+
+
+def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
+    legal_texts = {d["text"] for d in game["legal"]}
+    illegal = next(t for t in ("c3:a", "c2:b", "skip", "pay 9", "c0:part", "c1:part") if t not in legal_texts)
+    assert_error(client.post("/apply", json={"state": game["state"], "decision": illegal}), 422, "/decision")
+    assert_error(client.post("/apply", json={"state": game["state"], "decision": "dance a jig"}), 422,
+                 prefix="/decision")
+    assert_error(client.post("/apply", json={"state": game["state"], "decision": 5}), 422, prefix="/decision")
+    assert_error(client.post("/apply", json={"state": game["state"]}), 422, "/decision")
+
+
+def test_bad_states(client: FlaskClient, game: dict[str, Any]) -> None:
+    bad_schema = dict(game["state"], schema="kashgar/state@99")
+    assert_error(client.post("/legal", json={"state": bad_schema}), 422, prefix="/state")
+    bad_players = dict(game["state"], players=9)
+    assert_error(client.post("/legal", json={"state": bad_players}), 422, prefix="/state")
+    seats = json.loads(json.dumps(game["state"]["seats"]))
+    seats[0]["caravans"][0][0] = "no_such_card"
+    assert_error(client.post("/legal", json={"state": dict(game["state"], seats=seats)}), 422, prefix="/state")
+    seats = json.loads(json.dumps(game["state"]["seats"]))
+    seats[0]["resources"]["ginger"] = -4
+    assert_error(client.post("/legal", json={"state": dict(game["state"], seats=seats)}), 422, prefix="/state")
+    assert_error(client.post("/legal", json={"state": []}), 422, "/state")
+    assert_error(client.post("/legal", json={"state": "x"}), 422, "/state")
+
+
+# ------------------------------------------------------------------------- transport errors
+
+
+def test_malformed_bodies(client: FlaskClient) -> None:
+    assert_error(client.post("/suggest", data="{not json", content_type="application/json"), 400, "")
+    assert_error(client.post("/suggest", data="", content_type="application/json"), 400, "")
+    assert_error(client.post("/suggest", data=b"\xff\xfe", content_type="application/json"), 400, "")
+    assert_error(client.post("/suggest", data='{"state": NaN}', content_type="application/json"), 400, "")
+    assert_error(client.post("/suggest", data="[" * 100_000, content_type="application/json"), 400, "")
+    assert_error(client.post("/suggest", json=[1, 2]), 422, "")
+    assert_error(client.post("/suggest", json={}), 422, "/state")
+
+
+def test_oversized_body(client: FlaskClient) -> None:
+    r = client.post("/suggest", data=b'{"state": "' + b"x" * 300_000 + b'"}', content_type="application/json")
+    assert_error(r, 413)
+
+
+def test_unknown_route_and_method(client: FlaskClient) -> None:
+    assert_error(client.get("/nope"), 404)
+    r = client.put("/suggest", json={})
+    assert_error(r, 405)
+    assert "POST" in r.headers["Allow"]
+
+
+# --------------------------------------------------------------------------- suggest
+
+
+def test_suggest_sync(client: FlaskClient, view: dict[str, Any]) -> None:
+    r = client.post("/suggest", json={"state": view, "iterations": 60, "seed": 11, "mode": "sync"})
+    assert r.status_code == 200, r.json
+    a = r.json
+    legal = {d["text"] for d in client.post("/legal", json={"state": view}).json["legal"]}
+    assert a["decision_text"] in legal
+    assert a["iterations"] == 60 and a["seed"] == 11 and isinstance(a["compiled"], bool)
+    assert a["alternatives"] and all(alt["decision_text"] in legal for alt in a["alternatives"])
+    assert isinstance(a["line"], list) and a["request_id"] and a["mode"] == "sync"
+    again = client.post("/suggest", json={"state": view, "iterations": 60, "seed": 11, "mode": "sync"}).json
+    assert stable(again) == stable(a)
+
+
+def test_suggest_by_level(client: FlaskClient, view: dict[str, Any]) -> None:
+    levels = client.get("/levels").json["levels"]
+    weakest = levels[0]["name"]
+    r = client.post("/suggest", json={"state": view, "level": weakest, "iterations": 30, "seed": 1})
+    assert r.status_code == 200, r.json
+    assert r.json["level"] == weakest
+
+
+def test_suggest_mid_turn(client: FlaskClient, game: dict[str, Any]) -> None:
+    """Walk the game until a decision inside a turn (pending step) and ask there."""
+    state = game["state"]
+    for _ in range(40):
+        legal = client.post("/legal", json={"state": state}).json["legal"]
+        if state.get("pending") is not None:
+            break
+        pick = next((d for d in legal if d["text"].endswith(":a")), legal[0])
+        state = client.post("/apply", json={"state": state, "decision": pick["text"]}).json["state"]
+    assert state.get("pending") is not None, "no mid-turn state reached"
+    legal_texts = {d["text"] for d in client.post("/legal", json={"state": state}).json["legal"]}
+    r = client.post("/suggest", json={"state": state, "iterations": 40, "seed": 2})
+    assert r.status_code == 200, r.json
+    assert r.json["decision_text"] in legal_texts
+
+
+def test_suggest_validation(client: FlaskClient, view: dict[str, Any]) -> None:
+    assert_error(client.post("/suggest", json={"state": view, "iterations": "5"}), 422, "/iterations")
+    assert_error(client.post("/suggest", json={"state": view, "iterations": 0}), 422, "/iterations")
+    assert_error(client.post("/suggest", json={"state": view, "iterations": 2_000_000}), 422, "/iterations")
+    assert_error(client.post("/suggest", json={"state": view, "time_ms": -1}), 422, "/time_ms")
+    assert_error(client.post("/suggest", json={"state": view, "seed": -1}), 422, "/seed")
+    assert_error(client.post("/suggest", json={"state": view, "mode": "later"}), 422, "/mode")
+    assert_error(client.post("/suggest", json={"state": view, "level": "grandmaster-9000"}), 422, "/level")
+    assert_error(client.post("/suggest", json={"state": view, "level": 3}), 422, "/level")
+    assert_error(client.post("/suggest", json={"state": view, "depth": 3}), 422, "/depth")
+    assert_error(client.post("/suggest", json={"state": view, "iterations": 5000, "mode": "sync"}), 422,
+                 "/iterations")
+    assert_error(client.post("/suggest", json={"state": view, "time_ms": 5000, "mode": "sync"}), 422, "/time_ms")
+    assert_error(client.post("/suggest", json={"state": view, "parallel": 65}), 422, "/parallel")
+
+
+def test_async_equals_sync(client: FlaskClient, view: dict[str, Any]) -> None:
+    body = {"state": view, "iterations": 300, "seed": 5, "parallel": 3}
+    sync = client.post("/suggest", json=dict(body, mode="sync"))
+    assert sync.status_code == 200, sync.json
+    assert sync.json["parts"] == 3 and sync.json["iterations"] == 300
+    r = client.post("/suggest", json=dict(body, mode="async"))
+    assert r.status_code == 202, r.json
+    assert r.headers["Location"] == r.json["status_url"] and r.json["parts"] == 3
+    job = wait_job(client, r.json["status_url"])
+    assert job["status"] == "finished", job
+    assert job["progress"]["iterations"] == 300 and job["progress"]["parts_done"] == 3
+    assert stable(job["result"]) == stable(sync.json)
+
+
+def test_auto_mode_goes_async_above_the_sync_limit(client: FlaskClient, view: dict[str, Any]) -> None:
+    r = client.post("/suggest", json={"state": view, "iterations": 500, "seed": 1})
+    assert r.status_code == 202, r.json
+    job = wait_job(client, r.json["status_url"])
+    assert job["status"] == "finished" and job["result"]["iterations"] == 500
+
+
+def test_cancel(client: FlaskClient, view: dict[str, Any]) -> None:
+    r = client.post("/suggest", json={"state": view, "iterations": 900_000, "seed": 1, "parallel": 1})
+    assert r.status_code == 202
+    url = r.json["status_url"]
+    deadline = time.monotonic() + 30
+    while client.get(url).json["status"] == "queued" and time.monotonic() < deadline:
+        time.sleep(0.02)
+    d = client.delete(url)
+    assert d.status_code == 200 and d.json["status"] == "cancelled", d.json
+    job = wait_job(client, url)
+    assert job["status"] == "cancelled"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the running part stops at its next check
+        job = client.get(url).json
+        if job["parts"][0]["status"] == "cancelled":
+            break
+        time.sleep(0.05)
+    assert job["parts"][0]["status"] == "cancelled", job
+    assert job["progress"]["iterations"] < 900_000
+    assert_error(client.delete(url), 409, "/job_id")
+
+
+def test_unknown_jobs(client: FlaskClient) -> None:
+    assert_error(client.get("/jobs/nope"), 404, "/job_id")
+    assert_error(client.get("/jobs/" + "0" * 32), 404, "/job_id")
+    assert_error(client.delete("/jobs/" + "0" * 32), 404, "/job_id")

@@ -1,0 +1,249 @@
+"""The job machinery on both backends, with the real engine and bots: the embedded SQLite store
+and threads, and Redis (a real `redis-server` on a free port) with RQ's SimpleWorker."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from rq import SimpleWorker
+
+import engine_ext
+from service import create_app, search
+from service.config import Settings
+from service.jobs import JobManager, RedisStore, SqliteStore, build_manager
+from service.jobs.model import JobStatus, job_status
+from service.jobs.queue import EmbeddedQueue, RQQueue
+from service.testing import RedisServer, free_port
+
+ENV = {
+    "KASHGAR_KEY_PREFIX": "kgtest",
+    "KASHGAR_QUEUE_NAME": "kgtest",
+    "KASHGAR_HEARTBEAT_INTERVAL": "0.05",
+    "KASHGAR_HEARTBEAT_TIMEOUT": "1.0",
+    "KASHGAR_LOG_LEVEL": "WARNING",
+}
+VOLATILE = {"elapsed_ms", "request_id", "mode"}
+
+
+@pytest.fixture(scope="module")
+def redis_server() -> Iterator[RedisServer]:
+    with RedisServer() as server:
+        yield server
+
+
+@pytest.fixture()
+def env(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    for k, v in ENV.items():
+        monkeypatch.setenv(k, v)
+    return ENV
+
+
+@pytest.fixture()
+def settings(env: dict[str, str], redis_server: RedisServer) -> Settings:
+    conn = redis.Redis.from_url(redis_server.url)
+    conn.flushall()
+    return Settings.from_env(overrides={"redis_url": redis_server.url, "max_attempts": 2})
+
+
+@pytest.fixture(scope="module")
+def state() -> dict[str, Any]:
+    return dict(engine_ext.new_game(players=2, seed=3).to_json(observer=0))
+
+
+def spec_of(state: dict[str, Any], iterations: int = 120, seed: int = 9, parallel: int = 2) -> search.SearchSpec:
+    return search.SearchSpec(state=state, level=None, iterations=iterations, time_ms=None, seed=seed,
+                             parallel=parallel)
+
+
+def stable(answer: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in answer.items() if k not in VOLATILE}
+
+
+def burst(settings: Settings, manager: JobManager) -> None:
+    assert isinstance(manager.queue, RQQueue)
+    SimpleWorker([settings.queue_name], connection=manager.queue.connection).work(burst=True,
+                                                                               logging_level="WARNING")
+
+
+# ----------------------------------------------------------------------------- plans
+
+
+def test_plan_splits_iterations_and_keeps_seed() -> None:
+    spec = search.SearchSpec(state={}, level=None, iterations=10, time_ms=None, seed=4, parallel=3)
+    parts = search.plan(spec)
+    assert [p.iterations for p in parts] == [4, 3, 3]
+    assert parts[0].seed == 4 and len({p.seed for p in parts}) == 3
+    timed = search.SearchSpec(state={}, level=None, iterations=None, time_ms=100, seed=4, parallel=2)
+    assert [p.time_ms for p in search.plan(timed)] == [100, 100]
+    s = Settings(part_iterations=1000, max_parts=8, time_parts=4)
+    assert search.default_parallel(2500, None, s, False) == 3
+    assert search.default_parallel(10**9, None, s, True) == 8
+    assert search.default_parallel(None, 500, s, False) == 1
+    assert search.default_parallel(None, 500, s, True) == 4
+
+
+# ------------------------------------------------------------------------------- Redis
+
+
+def test_redis_job_equals_sync_search(settings: Settings, state: dict[str, Any]) -> None:
+    manager = build_manager(settings)
+    spec = spec_of(state)
+    rec = manager.submit(spec, "req-1")
+    assert manager.queue.depth() == 2
+    assert job_status(manager.get(rec["id"]) or {}) == JobStatus.QUEUED
+    burst(settings, manager)
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    assert stable(done["result"]) == stable(search.run_sync(spec))
+    assert manager.store.stats().get("jobs_finished") == 1
+    ttl = manager.store.connection.ttl(manager.store.job_key(rec["id"]))  # type: ignore[attr-defined]
+    assert 0 < ttl <= settings.result_ttl
+
+
+def test_redis_dead_worker_part_is_retried(settings: Settings, state: dict[str, Any]) -> None:
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    # A worker claims the part and dies: status started, heartbeat long gone, the RQ job consumed.
+    manager.queue.rq_queue.empty()  # type: ignore[attr-defined]
+    stale = manager.store.now() - 60
+
+    def claim(r: dict[str, Any]) -> None:
+        r["parts"][0].update(status="started", worker="rq:dead", started_at=stale, heartbeat_at=stale)
+
+    manager.store.update(rec["id"], claim)
+    seen = manager.get(rec["id"])  # reaps
+    assert seen is not None and seen["parts"][0]["attempt"] == 2 and seen["parts"][0]["status"] == "queued"
+    assert "no heartbeat" in seen["parts"][0]["history"][0]["error"]
+    burst(settings, manager)
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    assert done["result"]["iterations"] == 120
+    assert manager.store.stats().get("parts_retried") == 1
+
+
+def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state: dict[str, Any]) -> None:
+    manager = build_manager(Settings.from_env(overrides={"redis_url": settings.redis_url, "max_attempts": 1}))
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    manager.queue.rq_queue.empty()  # type: ignore[attr-defined]
+    stale = manager.store.now() - 60
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(status="started", heartbeat_at=stale,
+                                                                   started_at=stale))
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FAILED
+    assert "gave up after 1 attempt" in done["parts"][0]["error"]
+    assert manager.store.stats().get("jobs_failed") == 1
+    assert rec["id"] not in manager.store.active_ids()
+
+
+def test_redis_cancel_before_start(settings: Settings, state: dict[str, Any]) -> None:
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state), None)
+    out = manager.cancel(rec["id"])
+    assert out is not None and out[0] is True and job_status(out[1]) == JobStatus.CANCELLED
+    burst(settings, manager)  # the workers find the parts cancelled and skip them
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.CANCELLED
+    assert all(p["status"] == "cancelled" and p["result"] is None for p in done["parts"])
+    again = manager.cancel(rec["id"])
+    assert again is not None and again[0] is False
+
+
+def test_redis_results_expire(env: dict[str, str], redis_server: RedisServer, state: dict[str, Any],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KASHGAR_RESULT_TTL", "1")  # the worker that finishes the job reads it
+    s = Settings.from_env(overrides={"redis_url": redis_server.url, "result_ttl": 1})
+    manager = build_manager(s)
+    rec = manager.submit(spec_of(state, iterations=20, parallel=1), None)
+    burst(s, manager)
+    assert manager.get(rec["id"]) is not None
+    time.sleep(1.6)
+    assert manager.get(rec["id"]) is None
+
+
+def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, Any]) -> None:
+    app = create_app({"redis_url": f"redis://127.0.0.1:{free_port()}/0", "redis_timeout": 0.5,
+                      "sync_max_iterations": 200, "log_level": "ERROR"})
+    c = app.test_client()
+    t0 = time.monotonic()
+    r = c.post("/suggest", json={"state": state, "iterations": 50, "mode": "async"})
+    assert r.status_code == 503 and r.json["error"] == "queue_unavailable", r.json
+    assert r.headers["Retry-After"]
+    assert c.post("/suggest", json={"state": state, "iterations": 500}).status_code == 503  # auto -> async
+    assert c.get("/jobs/" + "a" * 32).status_code == 503
+    assert time.monotonic() - t0 < 10
+    r = c.post("/suggest", json={"state": state, "iterations": 50, "mode": "sync"})
+    assert r.status_code == 200 and r.json["iterations"] == 50
+    assert c.get("/readyz").status_code == 503
+    assert c.get("/healthz").status_code == 200
+    metrics = c.get("/metrics")
+    assert metrics.status_code == 200 and 'kashgar_queue_up{backend="redis"} 0.0' in metrics.get_data(as_text=True)
+
+
+# ---------------------------------------------------------------------------- embedded
+
+
+def test_embedded_store_reaps_parts_of_a_dead_process(env: dict[str, str], tmp_path: Any,
+                                                      state: dict[str, Any]) -> None:
+    s = Settings.from_env(overrides={"max_attempts": 2})
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    queue = EmbeddedQueue(store, s)
+    manager = JobManager(store, queue, s)
+
+    class NoRun(EmbeddedQueue):
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+            return None
+
+        def owner(self) -> str | None:
+            return queue.owner().rpartition(":")[0] + ":999999999"  # type: ignore[union-attr]
+
+    dead = JobManager(store, NoRun(store, s), s)
+    rec = dead.submit(spec_of(state, iterations=40, parallel=2), None)  # held by a process that is gone
+    seen = manager.get(rec["id"])
+    assert seen is not None and all(p["attempt"] == 2 for p in seen["parts"])
+    assert "is gone" in seen["parts"][0]["history"][0]["error"]
+    queue.join()
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    assert done["result"]["iterations"] == 40
+
+
+def test_embedded_progress_then_cancel(env: dict[str, str], tmp_path: Any, state: dict[str, Any]) -> None:
+    s = Settings.from_env()
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    manager = JobManager(store, EmbeddedQueue(store, s), s)
+    rec = manager.submit(spec_of(state, iterations=5_000_000, parallel=1), None)
+    deadline = time.monotonic() + 30
+    seen: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        seen = manager.get(rec["id"]) or {}
+        if seen["parts"][0]["progress"].get("iterations", 0) > 0:
+            break
+        time.sleep(0.05)
+    progress = seen["parts"][0]["progress"]
+    assert progress.get("iterations", 0) > 0, seen["parts"][0]
+    # `best` comes from the bots' progress report once they include it (docs/requests-service.md #1).
+    assert "best" not in progress or isinstance(progress["best"], str)
+    manager.cancel(rec["id"])
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        seen = manager.get(rec["id"]) or {}
+        if seen["parts"][0]["status"] == "cancelled":
+            break
+        time.sleep(0.05)
+    assert seen["parts"][0]["status"] == "cancelled"
+    assert seen["result"] is not None and seen["result"]["partial"] is True
+    assert seen["result"]["iterations"] < 5_000_000
+
+
+def test_settings_from_env() -> None:
+    s = Settings.from_env({"KASHGAR_SYNC_MAX_MS": "750", "KASHGAR_LOG_JSON": "false",
+                           "KASHGAR_HEARTBEAT_TIMEOUT": "2.5"}, {"RESULT_TTL": 5})
+    assert (s.sync_max_ms, s.log_json, s.heartbeat_timeout, s.result_ttl) == (750, False, 2.5, 5)
+    with pytest.raises(ValueError, match="KASHGAR_SYNC_MAX_MS"):
+        Settings.from_env({"KASHGAR_SYNC_MAX_MS": "lots"})
+    assert os.environ.get("KASHGAR_REDIS_URL") is None or True
