@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from types import ModuleType
 from typing import Any
@@ -26,7 +27,7 @@ def load_search(compiled: bool | None = None) -> ModuleType:
             return importlib.import_module("bots.ismcts")
         try:
             return _compiled()
-        except ImportError:
+        except (ImportError, ValueError):  # not built, or built against another engine build
             return importlib.import_module("bots.ismcts")
     if compiled:
         return _compiled()
@@ -34,10 +35,25 @@ def load_search(compiled: bool | None = None) -> ModuleType:
 
 
 def _compiled() -> ModuleType:
-    mod = importlib.import_module("bots.ismcts_c")
-    if not getattr(mod, "__file__", "").endswith((".so", ".pyd")):
+    try:
+        import engine_ext.core_c as core_c  # the compiled search reads compiled engine states
+    except Exception as exc:  # noqa: BLE001
+        raise ImportError(f"engine_ext.core_c unavailable: {exc}") from exc
+    if not getattr(core_c, "__file__", "").endswith((".so", ".pyd")):
+        raise ImportError("engine_ext.core_c is not compiled, so bots.ismcts_c cannot load")
+    mine = _spec_origin("bots.ismcts_c")
+    if not mine.endswith((".so", ".pyd")):
         raise ImportError("bots.ismcts_c is not compiled")
-    return mod
+    # The compiled search reads the engine's C struct: a search built before the engine was
+    # rebuilt may not match it (a crash, not an error), so such a stale build is not used.
+    if os.path.getmtime(core_c.__file__) > os.path.getmtime(mine) + 5:
+        raise ImportError("bots.ismcts_c is older than engine_ext.core_c: rebuild (python setup.py build_ext)")
+    return importlib.import_module("bots.ismcts_c")
+
+
+def _spec_origin(name: str) -> str:
+    spec = importlib.util.find_spec(name)
+    return str(spec.origin) if spec is not None and spec.origin else ""
 
 
 def search_compiled() -> bool:

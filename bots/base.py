@@ -28,15 +28,11 @@ def as_state(game_or_state: Any) -> Any:
     return game_or_state
 
 
-def _engine_decision(code: int) -> Any:
-    import engine_ext  # imported late: the bots must load before (and without) the engine
+def _engine_decision(state: Any, code: int) -> Any:
+    from engine_ext import carddata  # imported late: the bots load before (and without) the engine
+    from engine_ext.decisions import Decision
 
-    dec = engine_ext.Decision
-    for name in ("from_code", "decode"):
-        fn = getattr(dec, name, None)
-        if fn is not None:
-            return fn(code)
-    return dec(code)
+    return Decision.from_code(code, state, carddata.default())
 
 
 def describe(state: Any, code: int) -> tuple[Any, str]:
@@ -46,7 +42,7 @@ def describe(state: Any, code: int) -> tuple[Any, str]:
         text = text_fn(code)
         return {"code": code, "text": text}, text
     try:
-        d = _engine_decision(code)
+        d = _engine_decision(state, code)
         return d.to_json(), str(d)
     except Exception:  # noqa: BLE001 - never fail an answer for want of a pretty name
         return {"code": code}, f"#{code}"

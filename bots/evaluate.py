@@ -50,87 +50,93 @@ class VPEvaluator:
         return [float(st.vp(p)) for p in range(st.players)]
 
 
-class _ContractTable:
-    """Requirement and cost of every contract, read once from the engine's card data."""
+class _EngineTables:
+    """Contract tables and state-array offsets of the engine, read once (None without an engine)."""
 
     def __init__(self) -> None:
-        self.vp: dict[int, int] = {}
-        self.mules: dict[int, int] = {}
-        self.cost: dict[int, list[int]] = {}
         self.loaded = False
+        self.con_vp: list[int] = []
+        self.con_mules: list[int] = []
+        self.con_cost: list[int] = []
+        self.layout: dict[str, int] = {}
 
     def load(self) -> bool:
-        if self.loaded:
-            return bool(self.vp)
-        self.loaded = True
-        try:
-            import engine_ext
+        if not self.loaded:
+            self.loaded = True
+            try:
+                from engine_ext import carddata
+                from engine_ext import core as core_py
 
-            data = engine_ext.contracts() if hasattr(engine_ext, "contracts") else None
-        except Exception:  # noqa: BLE001 - no engine, no contract table
-            return False
-        if not data:
-            return False
-        names = ["ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules"]
-        for row in data:
-            num = int(row.get("number", row.get("id", 0)))
-            cost = [0] * 7
-            for k, v in dict(row.get("cost", {})).items():
-                if k in names:
-                    cost[names.index(k)] = int(v)
-            self.vp[num] = int(row.get("vp", 0))
-            self.mules[num] = int(row.get("mules", row.get("mules_required", 0)))
-            self.cost[num] = cost
-        return bool(self.vp)
+                t = carddata.default().tables
+                self.con_vp = list(t["con_vp"])
+                self.con_mules = list(t["con_mules"])
+                self.con_cost = list(t["con_cost"])
+                self.layout = dict(core_py.layout())
+            except Exception:  # noqa: BLE001 - no engine: VP only
+                self.layout = {}
+        return bool(self.layout)
 
 
-CONTRACTS = _ContractTable()
+TABLES = _EngineTables()
 
 
 class KashgarEvaluator:
-    """VP plus what the position is worth: resources, contracts within reach, fulfilled contracts.
+    """VP plus what the position is worth: resources, and the best face-up contract within reach.
 
-    It reads the core state through the cheap readers of docs/requests-bots.md (`res`, `display_len`,
-    `display_at`); where the core lacks them it falls back to VP only.
+    value(p) = VP
+             + spice * sum(min(spice_k, 7)) + gold * min(gold, 7) + mules * min(mules, 5)
+             + reach * max over face-up contracts c of VP(c) * coverage(c) ** 2,
+    coverage(c) = the part of c's cost (spices, gold, and mules: the larger of requirement and
+    cost) the player already holds. The compiled search computes the same formula on the state
+    array (`Search.heuristic`); `engine_weights` hands it the weights.
     """
 
-    def __init__(self, scale: float = 0.35, spice: float = 0.22, gold: float = 0.2, mules: float = 0.25,
-                 reach: float = 0.5) -> None:
+    def __init__(self, scale: float = 0.35, spice: float = 0.2, gold: float = 0.18, mules: float = 0.22,
+                 reach: float = 0.35) -> None:
         self.scale = scale
         self.w_spice = spice
         self.w_gold = gold
         self.w_mules = mules
         self.w_reach = reach
 
+    def engine_weights(self) -> tuple[float, float, float, float]:
+        return (self.w_spice, self.w_gold, self.w_mules, self.w_reach)
+
     def values(self, st: Any) -> list[float]:
         n = st.players
-        res_fn = getattr(st, "res", None)
-        if res_fn is None:
+        if not hasattr(st, "export") or not TABLES.load():
             return [float(st.vp(p)) for p in range(n)]
-        display: list[int] = []
-        if CONTRACTS.load() and hasattr(st, "display_len"):
-            display = [st.display_at(i) for i in range(st.display_len())]
+        d = st.export()
+        lay = TABLES.layout
+        o_res, o_disp = lay["O_RES"], lay["O_DISP"]
+        display = [d[o_disp + i] for i in range(d[lay["S_DISP_N"]])]
+        cost, req, cvp = TABLES.con_cost, TABLES.con_mules, TABLES.con_vp
         out = []
         for p in range(n):
-            r = [res_fn(p, k) for k in range(7)]
+            r = d[o_res + 7 * p: o_res + 7 * p + 7]
             v = float(st.vp(p))
             v += self.w_spice * sum(min(r[k], 7) for k in SPICES)
             v += self.w_gold * min(r[GOLD], 7)
             v += self.w_mules * min(r[MULES], 5)
             best = 0.0
             for c in display:
-                if r[MULES] < CONTRACTS.mules.get(c, 99):
-                    continue
-                cost = CONTRACTS.cost.get(c)
-                if cost is not None and all(r[k] >= cost[k] for k in range(7)):
-                    best = max(best, float(CONTRACTS.vp.get(c, 0)))
-            v += self.w_reach * best
-            out.append(v)
+                total = covered = 0
+                for k in range(6):
+                    need = cost[c * 7 + k]
+                    total += need
+                    covered += min(need, r[k])
+                need = max(req[c], cost[c * 7 + MULES])
+                total += need
+                covered += min(need, r[MULES])
+                if total > 0:
+                    x = covered / total
+                    best = max(best, cvp[c] * x * x)
+            out.append(v + self.w_reach * best)
         return out
 
 
 def default_evaluator(st: Any) -> Evaluator:
     """The evaluator for `st`'s game: Kashgar's heuristic when the core has its readers."""
-    if hasattr(st, "res"):
+    if hasattr(st, "export") and hasattr(st, "res"):
         return KashgarEvaluator()
     return VPEvaluator()

@@ -174,6 +174,8 @@ class Search:
             self.rs = 0x2545F4914F6CDD1D
         self.iterations = 0
         self.nplayers = 0
+        self.legcap = 64
+        self.pathcap = 64
         self._leg = _int_array(64)
         self._found = _int_array(64)
         self._path = _int_array(64)
@@ -182,10 +184,15 @@ class Search:
         self.path = self._path
         self._rew = _dbl_array(8)
         self._vps = _dbl_array(8)
+        self._vals = _dbl_array(8)
         self.rew = self._rew
         self.vps = self._vps
+        self.vals = self._vals
+        self.o_res = self.o_disp = self.s_disp_n = self.s_players = 0
+        self.w_spice = self.w_gold = self.w_mules = self.w_reach = 0.0
         self.plen = 0
         self.expanded = 0
+        self.fixed = 0  # 1: perfect-information UCT on the root state itself (determinized baseline)
 
     def rand(self) -> int:
         """xorshift64*: the next 64-bit pseudo-random number."""
@@ -197,19 +204,21 @@ class Search:
         return (x * 0x2545F4914F6CDD1D) & MASK64
 
     def _ensure_legal_cap(self, n: int) -> None:
-        if n > len(self._leg):
-            m = max(n, 2 * len(self._leg))
+        if n > self.legcap:
+            m = max(n, 2 * self.legcap)
             self._leg = _int_array(m)
             self._found = _int_array(m)
             self.legbuf = self._leg
             self.found = self._found
+            self.legcap = m
 
     def _ensure_path_cap(self, n: int) -> None:
-        if n > len(self._path):
-            new = _int_array(max(n, 2 * len(self._path)))
+        if n > self.pathcap:
+            new = _int_array(max(n, 2 * self.pathcap))
             new[: self.plen] = self._path[: self.plen]
             self._path = new
             self.path = new
+            self.pathcap = len(new)
 
     def step(self, node: int, codes: list[int], player: int) -> int:
         """One selection or expansion step at `node` for the legal `codes` of this determinization.
@@ -219,13 +228,24 @@ class Search:
         the compatible child of highest UCB (ties: the oldest).
         """
         n = len(codes)
-        nexp = 0
-        best = -1
-        bestval = -1e300
-        tr = self.tree
+        i = 0
         self._ensure_legal_cap(n)
         for i in range(n):
             self.legbuf[i] = codes[i]
+        return self._step_buf(node, n, player)
+
+    def _step_buf(self, node: int, n: int, player: int) -> int:
+        """`step` on the first `n` codes of `self.legbuf`."""
+        i = 0
+        k = 0
+        ch = 0
+        mv = 0
+        nexp = 0
+        best = -1
+        val = 0.0
+        bestval = -1e300
+        tr = self.tree
+        for i in range(n):
             self.found[i] = 0
         ch = tr.first_child[node]
         while ch != -1:
@@ -307,7 +327,168 @@ class Search:
             should_stop: Callable[[], bool] | None = None,
             progress: Callable[[int], None] | None = None) -> int:
         """Run iterations until `iterations` are done (0: no limit) or `time.perf_counter()`
-        reaches `deadline` (0: none) or `should_stop()` says so; returns how many were run."""
+        reaches `deadline` (0: none) or `should_stop()` says so; returns how many were run.
+
+        Engine states (`engine_ext` core) take the fast path: legal decisions read straight from
+        the state's buffer and the Kashgar heuristic computed here on the state array (C code in
+        the compiled build when the engine is compiled too). Any other state (the toy game, or the
+        interpreted engine under the compiled search) goes through its Python methods.
+        """
+        if self._engine_ok(root, evaluator):
+            self._setup_engine(root, evaluator)
+            return self._run_engine(root, observer, iterations, deadline, should_stop, progress)
+        return self._run_generic(root, observer, iterations, deadline, evaluator, should_stop, progress)
+
+    def _engine_ok(self, root: Any, evaluator: Any) -> bool:
+        if getattr(evaluator, "engine_weights", None) is None:
+            return False
+        if cython.compiled:
+            return isinstance(root, CState)  # noqa: F821 - cimported in ismcts_c.pxd
+        return hasattr(root, "d") and hasattr(root, "legal_buf") and hasattr(root, "R")
+
+    def _setup_engine(self, root: Any, evaluator: Any) -> None:
+        from engine_ext import core as core_py  # the offsets (the compiled module has them as C ints)
+
+        lay = core_py.layout()
+        self.o_res = lay["O_RES"]
+        self.o_disp = lay["O_DISP"]
+        self.s_disp_n = lay["S_DISP_N"]
+        self.s_players = lay["S_PLAYERS"]
+        w = evaluator.engine_weights()
+        self.w_spice, self.w_gold, self.w_mules, self.w_reach = w
+
+    def heuristic(self, d: Any, p: int) -> float:
+        """The Kashgar heuristic value of seat `p` (same formula as bots.evaluate.KashgarEvaluator)."""
+        r = self.o_res + p * 7
+        k = 0
+        i = 0
+        c = 0
+        need = 0
+        have = 0
+        covered = 0
+        total = 0
+        v = float(d.vp(p))
+        best = 0.0
+        x = 0.0
+        for k in range(5):
+            have = d.d[r + k]
+            v += self.w_spice * (have if have < 7 else 7)
+        have = d.d[r + 5]
+        v += self.w_gold * (have if have < 7 else 7)
+        have = d.d[r + 6]
+        v += self.w_mules * (have if have < 5 else 5)
+        R = d.R
+        for i in range(d.d[self.s_disp_n]):
+            c = d.d[self.o_disp + i]
+            covered = 0
+            total = 0
+            for k in range(6):
+                need = R.con_cost[c * 7 + k]
+                have = d.d[r + k]
+                total += need
+                covered += need if have >= need else have
+            need = R.con_mules[c]
+            if R.con_cost[c * 7 + 6] > need:
+                need = R.con_cost[c * 7 + 6]
+            have = d.d[r + 6]
+            total += need
+            covered += need if have >= need else have
+            if total > 0:
+                x = covered / total
+                x = R.con_vp[c] * x * x
+                if x > best:
+                    best = x
+        return v + self.w_reach * best
+
+    def _run_engine(self, root: Any, observer: int, iterations: int, deadline: float,
+                    should_stop: Callable[[], bool] | None,
+                    progress: Callable[[int], None] | None) -> int:
+        done = 0
+        node = 0
+        plen = 0
+        n = 0
+        i = 0
+        k = 0
+        p = 0
+        w = 0
+        t = 0.0
+        m = 0.0
+        sm = 0.0
+        next_poll = time.perf_counter() + 0.05
+        tr = self.tree
+        np_ = root.d[self.s_players]
+        self.nplayers = np_
+        while True:
+            if iterations > 0 and done >= iterations:
+                break
+            if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None):
+                t = time.perf_counter()
+                if deadline > 0.0 and t >= deadline:
+                    break
+                if t >= next_poll:
+                    next_poll = t + 0.05
+                    if should_stop is not None and should_stop():
+                        break
+                    if progress is not None:
+                        progress(done)
+            if self.fixed:
+                d = root.clone()
+            else:
+                d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
+            node = 0
+            self.path[0] = 0
+            plen = 1
+            while not d.is_terminal():
+                n = d.gen_legal()
+                if n > self.legcap:
+                    self._ensure_legal_cap(n)
+                for i in range(n):
+                    self.legbuf[i] = d.legal_buf[i]
+                node = self._step_buf(node, n, d.current_player())
+                if plen >= self.pathcap:
+                    self.plen = plen
+                    self._ensure_path_cap(plen + 1)
+                self.path[plen] = node
+                plen += 1
+                d.apply_unchecked(tr.move[node])
+                if self.expanded:
+                    break
+            self.plen = plen
+            # evaluate: a few random decisions, then the heuristic (or the end of the game)
+            if self.rollout == 1 and not d.is_terminal():
+                d.playout(self.rand() & 0x7FFFFFFF)
+            else:
+                for k in range(self.depth):
+                    if d.is_terminal():
+                        break
+                    n = d.gen_legal()
+                    d.apply_unchecked(d.legal_buf[self.rand() % n])
+            if d.is_terminal():
+                w = d.winner()
+                for p in range(np_):
+                    self.rew[p] = 1.0 if p == w else 0.0
+                    self.vps[p] = d.vp(p)
+            else:
+                m = -1e300
+                for p in range(np_):
+                    self.vals[p] = self.scale * self.heuristic(d, p)
+                    if self.vals[p] > m:
+                        m = self.vals[p]
+                    self.vps[p] = d.vp(p)
+                sm = 0.0
+                for p in range(np_):
+                    self.rew[p] = math.exp(self.vals[p] - m)
+                    sm += self.rew[p]
+                for p in range(np_):
+                    self.rew[p] = self.rew[p] / sm
+            self.backup()
+            done += 1
+        self.iterations += done
+        return done
+
+    def _run_generic(self, root: Any, observer: int, iterations: int, deadline: float, evaluator: Any,
+                     should_stop: Callable[[], bool] | None,
+                     progress: Callable[[int], None] | None) -> int:
         done = 0
         next_poll = time.perf_counter() + 0.05
         tr = self.tree
@@ -325,13 +506,16 @@ class Search:
                         break
                     if progress is not None:
                         progress(done)
-            d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
+            if self.fixed:
+                d = root.clone()
+            else:
+                d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
             node = 0
             self.path[0] = 0
             plen = 1
             while not d.is_terminal():
                 node = self.step(node, d.legal_codes(), d.current_player())
-                if plen >= len(self._path):
+                if plen >= self.pathcap:
                     self.plen = plen
                     self._ensure_path_cap(plen + 1)
                 self.path[plen] = node

@@ -1,5 +1,6 @@
 # C types for bots/ismcts.py compiled as bots.ismcts_c (the same source; see setup.py).
 cimport cython
+from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef unsigned long long MASK64
 
@@ -44,6 +45,7 @@ cdef class Search:
     cdef public int nplayers
     cdef public int plen
     cdef public int expanded
+    cdef public int fixed
     cdef public unsigned long long rs
     cdef public Tree tree
     cdef public object _leg, _found, _path, _rew, _vps
@@ -56,9 +58,21 @@ cdef class Search:
     @cython.locals(x=cython.ulonglong)
     cpdef unsigned long long rand(self)
 
-    @cython.locals(n=int, i=int, k=int, ch=int, mv=int, nexp=int, best=int, val=double, bestval=double,
-                   tr=Tree)
+    cdef public int legcap
+    cdef public int pathcap
+    cdef public object _vals
+    cdef public double[::1] vals
+    cdef public int o_res, o_disp, s_disp_n, s_players
+    cdef public double w_spice, w_gold, w_mules, w_reach
+
+    @cython.locals(n=int, i=int)
     cpdef int step(self, int node, object codes, int player)
+
+    @cython.locals(i=int, k=int, ch=int, mv=int, nexp=int, best=int, val=double, bestval=double, tr=Tree)
+    cdef int _step_buf(self, int node, int n, int player)
+
+    cpdef _ensure_legal_cap(self, int n)
+    cpdef _ensure_path_cap(self, int n)
 
     @cython.locals(i=int, nd=int, p=int, tr=Tree)
     cpdef void backup(self)
@@ -66,6 +80,20 @@ cdef class Search:
     @cython.locals(p=int, k=int, nl=int, n=int, w=int)
     cpdef void _evaluate(self, object d, object evaluator)
 
-    @cython.locals(done=long, node=int, plen=int, t=double, next_poll=double, tr=Tree)
     cpdef long run(self, object root, int observer, long iterations, double deadline, object evaluator,
                    object should_stop=*, object progress=*)
+
+    cpdef bint _engine_ok(self, object root, object evaluator)
+
+    @cython.locals(r=int, k=int, i=int, c=int, need=int, have=int, covered=int, total=int, v=double,
+                   best=double, x=double, R=CRules)
+    cpdef double heuristic(self, CState d, int p)
+
+    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, p=int, w=int, t=double, m=double,
+                   sm=double, next_poll=double, tr=Tree, np_=int, d=CState)
+    cdef long _run_engine(self, CState root, int observer, long iterations, double deadline,
+                          object should_stop, object progress)
+
+    @cython.locals(done=long, node=int, plen=int, t=double, next_poll=double, tr=Tree)
+    cdef long _run_generic(self, object root, int observer, long iterations, double deadline,
+                           object evaluator, object should_stop, object progress)

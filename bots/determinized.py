@@ -1,0 +1,68 @@
+"""The determinized baseline: perfect-information UCT on several sampled worlds, votes merged.
+
+"Determinized UCT" (as in Cowling et al.'s comparisons): sample `worlds` determinizations of the
+hidden decks from the player to move's information, run plain UCT on each as if it were the true
+state (so the search may exploit knowledge it cannot have -- strategy fusion), and add the root
+visit counts of all worlds. It shares the tree and loop of `bots/ismcts.py` (with `fixed` set: every
+iteration starts from the same world).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bots import load_search
+from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+from bots.ismcts_bot import ROLLOUTS, ISMCTSConfig, analysis_from_stats, make_evaluator
+
+
+class DeterminizedBot(Bot):
+    """`worlds` determinizations x perfect-information UCT, root visits summed."""
+
+    def __init__(self, iterations: int = 2000, worlds: int = 8, name: str = "det", **kw: Any) -> None:
+        self.config = ISMCTSConfig(iterations=iterations, **kw)
+        self.worlds = worlds
+        self.name = name
+
+    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+                seed: int = 0, progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> Analysis:
+        t = Timer()
+        st = as_state(game)
+        me = st.current_player()
+        codes = list(st.legal_codes())
+        if not codes:
+            raise ValueError("the game is over: no decision to choose")
+        cfg = self.config
+        if iterations is None and time_ms is None:
+            iterations = cfg.iterations
+            time_ms = cfg.time_ms or None
+        mod = load_search(cfg.compiled)
+        rng = random.Random(seed)
+        merged: dict[int, list[float]] = {}
+        done = 0
+        for w in range(self.worlds):
+            if should_stop is not None and should_stop():
+                break
+            world = st.determinize(me, rng.getrandbits(31))
+            share = int(iterations or 0) // self.worlds + (1 if w < int(iterations or 0) % self.worlds else 0)
+            deadline = 0.0
+            if time_ms:
+                import time
+
+                deadline = time.perf_counter() + float(time_ms) / 1000.0 / self.worlds
+            s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, cfg.scale, rng.getrandbits(31),
+                           share + 16 if share else 4096)
+            s.fixed = 1
+            done += s.run(world, me, share, deadline, make_evaluator(cfg.evaluator, world, cfg.scale),
+                          should_stop, None)
+            for code, v, r, x in s.root_stats():
+                m = merged.setdefault(code, [0, 0.0, 0.0])
+                m[0] += v
+                m[1] += r
+                m[2] += x
+            if progress is not None:
+                progress({"iterations": done, "elapsed_ms": round(t.ms(), 1), "worlds": w + 1})
+        stats = [(c, int(m[0]), m[1], m[2]) for c, m in merged.items()]
+        return analysis_from_stats(codes, stats, [], done, t.ms(), seed, self.name, me, cfg.temperature)

@@ -1,0 +1,173 @@
+"""Difficulty levels (presets in bots/levels.toml) and the bot factory `make_bot(spec)`.
+
+A spec names a bot and optional settings, e.g. `random`, `greedy`, `greedy:samples=5`,
+`ismcts:iterations=500,c=0.5`, `det:iterations=1000,worlds=10`, `level:expert` (or just
+`expert`), `openspiel:iterations=500`. Settings of a level can be overridden the same way:
+`expert:iterations=100`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from bots.base import Bot
+from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
+
+LEVELS_FILE = Path(__file__).with_name("levels.toml")
+DEFAULT_LEVEL = "expert"
+_CONFIG_FIELDS = {f.name for f in fields(ISMCTSConfig)}
+
+
+@dataclass
+class Level:
+    """One named preset of the search."""
+
+    name: str
+    description: str
+    config: ISMCTSConfig
+    elo: float | None = None
+    elo_ci: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def bot(self, **overrides: Any) -> ISMCTSBot:
+        return ISMCTSBot(self.config.with_(**overrides) if overrides else self.config, name=self.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        cfg = self.config
+        return {"name": self.name, "description": self.description, "iterations": cfg.iterations,
+                "time_ms": cfg.time_ms, "c": cfg.c, "rollout": cfg.rollout, "depth": cfg.depth,
+                "scale": cfg.scale, "temperature": cfg.temperature, "evaluator": cfg.evaluator,
+                "elo": self.elo, "elo_ci": self.elo_ci}
+
+
+def levels_path() -> Path:
+    """The level file in use: $KASHGAR_LEVELS if set, else bots/levels.toml."""
+    return Path(os.environ.get("KASHGAR_LEVELS") or LEVELS_FILE)
+
+
+def parse_levels(doc: dict[str, Any]) -> list[Level]:
+    out = []
+    rows = doc.get("level", [])
+    if not isinstance(rows, list) or not rows:
+        raise ValueError("the level file needs [[level]] tables")
+    for i, row in enumerate(rows):
+        if "name" not in row:
+            raise ValueError(f"level {i}: missing name")
+        kw = {k: row[k] for k in _CONFIG_FIELDS if k in row and k != "compiled"}
+        unknown = set(row) - _CONFIG_FIELDS - {"name", "description", "elo", "elo_ci"}
+        if unknown:
+            raise ValueError(f"level {row['name']!r}: unknown fields {sorted(unknown)}")
+        out.append(Level(str(row["name"]), str(row.get("description", "")), ISMCTSConfig(**kw),
+                         row.get("elo"), row.get("elo_ci")))
+    return out
+
+
+def load_levels(path: str | Path | None = None) -> list[Level]:
+    """The levels, weakest first."""
+    p = Path(path) if path else levels_path()
+    with open(p, "rb") as fh:
+        return parse_levels(tomllib.load(fh))
+
+
+def get_level(name: str, path: str | Path | None = None) -> Level:
+    for lv in load_levels(path):
+        if lv.name == name:
+            return lv
+    raise KeyError(f"unknown level {name!r}")
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def dump_levels(levels: list[Level], header: str = "") -> str:
+    """The level file text for `levels` (what `kashgar tune` writes)."""
+    lines = [f"# {ln}" if ln else "#" for ln in header.splitlines()] if header else []
+    defaults = ISMCTSConfig()
+    for lv in levels:
+        lines += ["", "[[level]]", f"name = {_toml_value(lv.name)}",
+                  f"description = {_toml_value(lv.description)}"]
+        for f in fields(ISMCTSConfig):
+            if f.name == "compiled":
+                continue
+            v = getattr(lv.config, f.name)
+            if f.name in ("iterations", "temperature") or v != getattr(defaults, f.name):
+                lines.append(f"{f.name} = {_toml_value(v)}")
+        if lv.elo is not None:
+            lines.append(f"elo = {round(lv.elo, 1)!r}")
+        if lv.elo_ci is not None:
+            lines.append(f"elo_ci = {round(lv.elo_ci, 1)!r}")
+    return "\n".join(lines) + "\n"
+
+
+def _parse_settings(text: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if not text:
+        return out
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise ValueError(f"bad setting {part!r} (want key=value)")
+        k, v = (x.strip() for x in part.split("=", 1))
+        val: Any = v
+        for conv in (int, float):
+            try:
+                val = conv(v)
+                break
+            except ValueError:
+                continue
+        if v in ("true", "false"):
+            val = v == "true"
+        out[k] = val
+    return out
+
+
+def make_bot(spec: str, **overrides: Any) -> Bot:
+    """A bot from its spec (see the module docstring)."""
+    kind, _, rest = spec.partition(":")
+    kw = _parse_settings(rest)
+    kw.update(overrides)
+    if kind == "random":
+        from bots.random_bot import RandomBot
+
+        return RandomBot()
+    if kind == "greedy":
+        from bots.greedy import GreedyBot
+
+        g = GreedyBot(**kw)
+        g.name = spec
+        return g
+    if kind == "ismcts":
+        return ISMCTSBot(ISMCTSConfig(**kw), name=spec)
+    if kind in ("det", "determinized"):
+        from bots.determinized import DeterminizedBot
+
+        return DeterminizedBot(name=spec, **kw)
+    if kind == "openspiel":
+        from bots.openspiel_adapter import OpenSpielISMCTS
+
+        return OpenSpielISMCTS(name=spec, **kw)
+    if kind == "level":
+        name, _, rest2 = rest.partition(":")
+        kw = _parse_settings(rest2)
+        kw.update(overrides)
+        bot = get_level(name).bot(**kw)
+        bot.name = spec
+        return bot
+    try:
+        lv = get_level(kind)
+    except KeyError:
+        raise ValueError(f"unknown bot {spec!r}: random, greedy, ismcts, det, openspiel, "
+                         f"or a level ({', '.join(x.name for x in load_levels())})") from None
+    bot = lv.bot(**kw)
+    bot.name = spec
+    return bot

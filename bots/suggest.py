@@ -1,0 +1,123 @@
+"""The bots API the service uses (docs/engine-api.md, "The bots API the service uses")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bots.base import Alternative, Analysis
+from bots.levels import DEFAULT_LEVEL, get_level, load_levels
+
+MAX_WORKERS = 64
+
+
+def _engine_error(pointer: str, message: str) -> Exception:
+    try:
+        from engine_ext import StateError
+
+        return StateError(pointer, message)
+    except Exception:  # noqa: BLE001
+        return ValueError(f"{pointer}: {message}")
+
+
+def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: int | None = None,
+                  time_ms: int | None = None, seed: int = 0, workers: int = 1,
+                  progress: Callable[[dict[str, Any]], None] | None = None,
+                  should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """Analyse the position of `doc` (a full state or a player's view) for the player to move.
+
+    The search only uses what that player knows (every iteration re-samples the hidden decks from
+    their information), so a full document and that player's view give the same answer for the
+    same seed. `level` picks a preset (default: DEFAULT_LEVEL); `iterations` / `time_ms` override
+    its budget; `workers` > 1 runs a root-parallel search over that many processes.
+    Raises engine_ext.StateError (with a JSON pointer) for a bad document, KeyError for an
+    unknown level, ValueError for a bad budget or a finished game.
+    """
+    import engine_ext
+
+    if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
+        raise ValueError("iterations must be a positive integer")
+    if time_ms is not None and (not isinstance(time_ms, (int, float)) or time_ms <= 0):
+        raise ValueError("time_ms must be positive")
+    if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be in 1..{MAX_WORKERS}")
+    game = engine_ext.from_json(doc)
+    if game.is_terminal:
+        raise _engine_error("/game_over", "the game is over: there is no decision to suggest")
+    name = level or DEFAULT_LEVEL
+    lv = get_level(name)
+    if workers > 1:
+        from bots.parallel import root_parallel
+
+        an = root_parallel(game, lv.config, workers=workers, iterations=iterations, time_ms=time_ms,
+                           seed=seed, name=name, progress=progress, should_stop=should_stop)
+    else:
+        an = lv.bot().analyse(game, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
+                              should_stop=should_stop)
+    out = an.to_dict(game.state)
+    out["level"] = name
+    out["compiled"] = bool(game.engine.COMPILED) if hasattr(game, "engine") else bool(engine_ext.COMPILED)
+    out["workers"] = workers
+    return out
+
+
+def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Merge the answers of root-parallel parts of one search (same position) into one answer.
+
+    Visits add up; mean reward, win probability and expected VP are visit-weighted means; the
+    decision is the most visited after merging (ties: higher mean reward); iterations add up and
+    elapsed_ms is the longest part's.
+    """
+    if not parts:
+        raise ValueError("no parts to merge")
+    acc: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        for alt in part.get("alternatives", []):
+            key = alt["decision_text"]
+            a = acc.setdefault(key, {"decision": alt["decision"], "decision_text": key, "visits": 0,
+                                     "_r": 0.0, "_w": 0.0, "_v": 0.0, "_n": 0})
+            v = int(alt.get("visits") or 0)
+            a["visits"] += v
+            for src, dst in (("mean_reward", "_r"), ("win_prob", "_w"), ("expected_vp", "_v")):
+                if alt.get(src) is not None:
+                    a[dst] += float(alt[src]) * v
+            a["_n"] += v
+    alts = []
+    for a in acc.values():
+        n = a.pop("_n")
+        r, w, x = a.pop("_r"), a.pop("_w"), a.pop("_v")
+        a["mean_reward"] = round(r / n, 6) if n else None
+        a["win_prob"] = round(w / n, 6) if n else None
+        a["expected_vp"] = round(x / n, 4) if n else None
+        alts.append(a)
+    alts.sort(key=lambda a: (-a["visits"], -(a["mean_reward"] or 0.0)))
+    best = alts[0]
+    line_part = max(parts, key=lambda p: next((x["visits"] for x in p.get("alternatives", [])
+                                               if x["decision_text"] == best["decision_text"]), -1))
+    line = list(line_part.get("line") or [best["decision_text"]])
+    if not line or line[0] != best["decision_text"]:
+        line = [best["decision_text"]]
+    first = parts[0]
+    return {
+        "decision": best["decision"],
+        "decision_text": best["decision_text"],
+        "alternatives": alts,
+        "line": line,
+        "win_prob": best["win_prob"],
+        "expected_vp": best["expected_vp"],
+        "iterations": sum(int(p.get("iterations") or 0) for p in parts),
+        "elapsed_ms": max(float(p.get("elapsed_ms") or 0.0) for p in parts),
+        "seed": first.get("seed", 0),
+        "level": first.get("level"),
+        "compiled": first.get("compiled"),
+        "workers": sum(int(p.get("workers") or 1) for p in parts),
+    }
+
+
+def list_levels() -> list[dict[str, Any]]:
+    """The difficulty levels, weakest first: name, description, budget, settings, measured Elo."""
+    return [dict(lv.to_dict(), rank=i + 1, default=lv.name == DEFAULT_LEVEL)
+            for i, lv in enumerate(load_levels())]
+
+
+__all__ = ["analyse_state", "merge_parts", "list_levels", "Analysis", "Alternative"]
