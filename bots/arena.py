@@ -1,0 +1,313 @@
+"""Tournaments between bots: seats rotated, games in parallel processes, win rates with 95%
+intervals, Elo with intervals, and an SPRT mode (elo0, elo1, alpha, beta, as fishtest's GSPRT).
+
+A *lineup* is one bot spec per seat (two specs for a 4-player game become A, B, A, B). Game `g`
+deals seed `seed + g // players` and rotates the lineup by `g % players`, so every bot sits in
+every seat of every deal. Each game has exactly one winner (the rules break ties).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import random
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class GameResult:
+    game: int
+    seats: list[str]        # bot spec per seat
+    winner: int             # seat
+    vps: list[int]
+    decisions: int
+    seconds: float
+    ranking: list[int] = field(default_factory=list)  # seats, best first
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# ---- statistics ------------------------------------------------------------------------------
+
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion k/n."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def elo_of_score(s: float) -> float:
+    """Logistic Elo difference of an expected score s (clamped away from 0 and 1)."""
+    s = min(max(s, 1e-4), 1 - 1e-4)
+    return -400.0 * math.log10(1.0 / s - 1.0)
+
+
+def score_of_elo(elo: float) -> float:
+    return 1.0 / (1.0 + 10 ** (-elo / 400.0))
+
+
+def elo_with_ci(wins: float, n: int) -> tuple[float, float, float]:
+    """(Elo, low, high) of a head-to-head score wins/n, interval from the Wilson interval."""
+    if n <= 0:
+        return (0.0, -math.inf, math.inf)
+    lo, hi = wilson(wins, n)
+    return (elo_of_score(wins / n), elo_of_score(lo), elo_of_score(hi))
+
+
+def sprt_llr(scores: list[float], elo0: float, elo1: float) -> float:
+    """Generalised SPRT log-likelihood ratio of H1 (elo1) against H0 (elo0) for per-game scores
+    in [0, 1] (normal approximation, logistic Elo: fishtest's GSPRT)."""
+    n = len(scores)
+    if n < 2:
+        return 0.0
+    mean = sum(scores) / n
+    var = sum((x - mean) ** 2 for x in scores) / n
+    # regularised like fishtest's counts: half a win and half a loss added, so that a short run of
+    # equal results does not claim a near-zero variance
+    m_reg = (sum(scores) + 0.5) / (n + 1)
+    var = max(var, m_reg * (1 - m_reg) * n / (n + 1))
+    s0, s1 = score_of_elo(elo0), score_of_elo(elo1)
+    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    return (math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
+
+
+def bradley_terry(pairs: dict[tuple[str, str], float], names: list[str], iters: int = 200) -> dict[str, float]:
+    """Elo ratings (first name = 0) from pairwise win counts pairs[(a, b)] = wins of a over b (MM)."""
+    gamma = {n: 1.0 for n in names}
+    for _ in range(iters):
+        new = {}
+        for i in names:
+            w = sum(pairs.get((i, j), 0.0) for j in names if j != i) + 0.5
+            den = 0.0
+            for j in names:
+                if j == i:
+                    continue
+                nij = pairs.get((i, j), 0.0) + pairs.get((j, i), 0.0) + 1.0
+                den += nij / (gamma[i] + gamma[j])
+            new[i] = w / den if den > 0 else gamma[i]
+        g0 = new[names[0]]
+        gamma = {k: v / g0 for k, v in new.items()}
+    return {k: 400.0 * math.log10(v) for k, v in gamma.items()}
+
+
+# ---- playing ---------------------------------------------------------------------------------
+
+_BOTS: dict[str, Any] = {}
+
+
+def _bot(spec: str) -> Any:
+    if spec not in _BOTS:
+        from bots.levels import make_bot
+
+        _BOTS[spec] = make_bot(spec)
+    return _BOTS[spec]
+
+
+def new_state(game: str, players: int, seed: int, engine_compiled: bool | None) -> Any:
+    if game == "toy":
+        from bots.toygame import ToyState
+
+        return ToyState(players, seed)
+    import engine_ext
+
+    return engine_ext.get_engine(engine_compiled).new_game(players=players, seed=seed).state
+
+
+def lineup_for(specs: list[str], players: int) -> list[str]:
+    return [specs[i % len(specs)] for i in range(players)]
+
+
+def play_game(task: tuple[int, list[str], int, int, str, bool | None]) -> GameResult:
+    """Play one game: (index, lineup, players, seed base, game kind, engine build)."""
+    g, lineup, players, seed, game, compiled = task
+    rot = g % players
+    seats = lineup[rot:] + lineup[:rot]
+    deal = seed + g // players
+    st = new_state(game, players, deal, compiled)
+    t0 = time.perf_counter()
+    k = 0
+    while not st.is_terminal():
+        p = st.current_player()
+        code = _bot(seats[p]).choose(st, seed=(deal * 7919 + k * 104729 + g) & 0x7FFFFFFF)
+        st.apply(code)
+        k += 1
+    vps = [int(st.vp(p)) for p in range(players)]
+    w = int(st.winner())
+    ranking = [w] + sorted((p for p in range(players) if p != w), key=lambda p: -vps[p])
+    return GameResult(g, seats, w, vps, k, time.perf_counter() - t0, ranking)
+
+
+@dataclass
+class Report:
+    specs: list[str]
+    players: int
+    games: int
+    wins: dict[str, int]
+    seats: dict[str, int]          # seat-games played by each spec
+    win_rate: dict[str, tuple[float, float, float]]
+    elo: dict[str, tuple[float, float, float]]   # relative to specs[0]: (elo, low, high)
+    sprt: dict[str, Any] | None
+    seconds: float
+    results: list[GameResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["results"] = [r.to_dict() for r in self.results]
+        return d
+
+    def table(self) -> str:
+        lines = [f"{self.games} games, {self.players} players, {self.seconds:.1f} s",
+                 f"{'bot':<32} {'wins':>6} {'win rate':>9} {'95% CI':>17} {'Elo':>7} {'95% CI':>17}"]
+        for s in self.specs:
+            wr, lo, hi = self.win_rate[s]
+            e, elo_lo, elo_hi = self.elo[s]
+            lines.append(f"{s:<32} {self.wins[s]:>6} {wr:>9.3f} [{lo:6.3f}, {hi:6.3f}] {e:>7.1f} "
+                         f"[{elo_lo:6.1f}, {elo_hi:6.1f}]")
+        if self.sprt:
+            sp = self.sprt
+            lines.append(f"SPRT elo0={sp['elo0']} elo1={sp['elo1']} alpha={sp['alpha']} beta={sp['beta']}: "
+                         f"LLR {sp['llr']:.2f} in [{sp['lower']:.2f}, {sp['upper']:.2f}] -> {sp['result']}")
+        return "\n".join(lines)
+
+
+def summarize(specs: list[str], players: int, results: list[GameResult], seconds: float,
+              sprt: dict[str, Any] | None = None, bootstrap: int = 200, seed: int = 0) -> Report:
+    uniq = list(dict.fromkeys(specs))
+    wins = {s: 0 for s in uniq}
+    seat_games = {s: 0 for s in uniq}
+    for r in results:
+        wins[r.seats[r.winner]] += 1
+        for s in r.seats:
+            seat_games[s] += 1
+    n = len(results)
+    win_rate = {}
+    for s in uniq:
+        lo, hi = wilson(wins[s], n)
+        win_rate[s] = (wins[s] / n if n else 0.0, lo, hi)
+    elo: dict[str, tuple[float, float, float]] = {}
+    if len(uniq) == 2:
+        a, b = uniq
+        e, lo, hi = elo_with_ci(wins[b], n)  # b relative to a (each game has exactly one winner among a, b)
+        elo[a] = (0.0, 0.0, 0.0)
+        elo[b] = (e, lo, hi)
+    elif len(uniq) == 1:
+        elo[uniq[0]] = (0.0, 0.0, 0.0)
+    else:
+        def fit(rs: list[GameResult]) -> dict[str, float]:
+            pairs: dict[tuple[str, str], float] = {}
+            for r in rs:
+                order = [r.seats[p] for p in r.ranking]
+                for i, x in enumerate(order):
+                    for y in order[i + 1:]:
+                        if x != y:
+                            pairs[(x, y)] = pairs.get((x, y), 0.0) + 1.0
+            return bradley_terry(pairs, uniq)
+
+        point = fit(results)
+        rng = random.Random(seed)
+        samples = [fit([results[rng.randrange(n)] for _ in range(n)]) for _ in range(bootstrap)] if n else []
+        for s in uniq:
+            xs = sorted(x[s] for x in samples) or [point[s]]
+            elo[s] = (point[s], xs[int(0.025 * (len(xs) - 1))], xs[int(0.975 * (len(xs) - 1))])
+    return Report(uniq, players, n, wins, seat_games, win_rate, elo, sprt, seconds, results)
+
+
+class Progress:
+    """A one-line progress bar on stderr."""
+
+    def __init__(self, total: int, enabled: bool = True, width: int = 30) -> None:
+        self.total = total
+        self.enabled = enabled and total > 0
+        self.width = width
+        self.t0 = time.perf_counter()
+
+    def update(self, done: int, note: str = "") -> None:
+        if not self.enabled:
+            return
+        frac = done / self.total
+        bar = "#" * int(frac * self.width) + "." * (self.width - int(frac * self.width))
+        el = time.perf_counter() - self.t0
+        eta = el / done * (self.total - done) if done else 0.0
+        sys.stderr.write(f"\r[{bar}] {done}/{self.total} {el:6.1f}s eta {eta:6.1f}s {note}   ")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def _results(tasks: list[Any], workers: int) -> Iterator[GameResult]:
+    if workers <= 1:
+        for t in tasks:
+            yield play_game(t)
+        return
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+    with ctx.Pool(workers) as pool:
+        yield from pool.imap_unordered(play_game, tasks)
+        pool.terminate()
+
+
+def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, workers: int = 1,
+              game: str = "kashgar", engine_compiled: bool | None = None, progress: bool = False,
+              sprt: tuple[float, float, float, float] | None = None,
+              on_result: Callable[[GameResult], None] | None = None) -> Report:
+    """Play up to `games` games; with `sprt` = (elo0, elo1, alpha, beta) (two bots: the second
+    measured against the first) stop as soon as the test decides."""
+    if not 2 <= players <= 4:
+        raise ValueError("2 to 4 players")
+    if not specs:
+        raise ValueError("no bots")
+    if sprt is not None and len(set(specs)) != 2:
+        raise ValueError("SPRT needs exactly two different bots")
+    for s in set(specs):  # fail early on a bad spec, in this process
+        _bot(s)
+    lineup = lineup_for(specs, players)
+    tasks = [(g, lineup, players, seed, game, engine_compiled) for g in range(games)]
+    bar = Progress(games, progress)
+    results: list[GameResult] = []
+    t0 = time.perf_counter()
+    sprt_state: dict[str, Any] | None = None
+    uniq = list(dict.fromkeys(specs))
+    if sprt is not None:
+        lower, upper = sprt_bounds(sprt[2], sprt[3])
+        sprt_state = {"elo0": sprt[0], "elo1": sprt[1], "alpha": sprt[2], "beta": sprt[3], "llr": 0.0,
+                      "lower": lower, "upper": upper, "result": "continue"}
+    for r in _results(tasks, workers):
+        results.append(r)
+        if on_result is not None:
+            on_result(r)
+        note = ""
+        if sprt_state is not None:
+            scores = [1.0 if x.seats[x.winner] == uniq[1] else 0.0 for x in results]
+            llr = sprt_llr(scores, sprt_state["elo0"], sprt_state["elo1"])
+            sprt_state["llr"] = llr
+            note = f"LLR {llr:.2f}"
+            if llr >= sprt_state["upper"]:
+                sprt_state["result"] = "H1 accepted"
+            elif llr <= sprt_state["lower"]:
+                sprt_state["result"] = "H0 accepted"
+            if sprt_state["result"] != "continue":
+                bar.update(len(results), note)
+                break
+        else:
+            w = sum(1 for x in results if x.seats[x.winner] == uniq[0])
+            note = f"{uniq[0]} {w / len(results):.3f}"
+        bar.update(len(results), note)
+    bar.close()
+    results.sort(key=lambda r: r.game)
+    return summarize(specs, players, results, time.perf_counter() - t0, sprt_state, seed=seed)
