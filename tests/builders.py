@@ -422,6 +422,8 @@ def deck(doc: Mapping[str, Any], name: str) -> list[Any]:
     d = doc["decks"][name]
     if isinstance(d, list):
         return list(d)
+    if "cards" in d:  # full order with who knows each position
+        return list(d["cards"])
     cards: list[Any] = [None] * int(d["count"])
     for i, c in d.get("known", []):
         cards[int(i)] = c

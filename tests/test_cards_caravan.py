@@ -78,9 +78,17 @@ def test_hochstapler_part_removes_other_card_of_this_caravan(engine: Any) -> Non
     assert_turn_over(g, 1)
 
 
+def _answer_forced_remove(g: Any, expected: str) -> None:
+    """The engine may ask which Patriarch goes (a caravan can hold several); here only one can."""
+    if g.to_json()["pending"] is not None:
+        assert options(g, "remove ") == {expected}
+        play(g, expected)
+
+
 def test_zigeuner_a_removes_patriarch_of_this_caravan(engine: Any) -> None:
     g = engine.from_json(solo("zigeuner", rest=("patriarch", "bauer")))
     play(g, "c0:a")
+    _answer_forced_remove(g, "remove c0 0")  # caravan 0: [patriarch, bauer, zigeuner]
     assert caravans(g, 0) == [["bauer", "zigeuner"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
     assert _removed(g) == Counter(["patriarch"])
     assert res(g, 0) == resources_dict(3)
@@ -90,9 +98,19 @@ def test_zigeuner_a_removes_patriarch_of_this_caravan(engine: Any) -> None:
 def test_zigeuner_a_removes_matriarch_too(engine: Any) -> None:
     g = engine.from_json(solo("zigeuner", rest=("bauer", "matriarch")))
     play(g, "c0:a")
+    _answer_forced_remove(g, "remove c0 1")  # caravan 0: [bauer, matriarch, zigeuner]
     assert caravans(g, 0)[0] == ["bauer", "zigeuner"]
     removed = g.to_json()["removed"]
     assert len(removed) == 1 and removed[0] in ("patriarch", "matriarch")
+    assert_turn_over(g, 1)
+
+
+def test_zigeuner_a_chooses_among_several_patriarchs(engine: Any) -> None:
+    g = engine.from_json(solo("zigeuner", rest=("patriarch", "bauer", "matriarch")))
+    play(g, "c0:a")
+    assert options(g, "remove ") == {"remove c0 0", "remove c0 2"}
+    play(g, "remove c0 2")
+    assert caravans(g, 0)[0] == ["patriarch", "bauer", "zigeuner"]
     assert_turn_over(g, 1)
 
 
@@ -115,7 +133,7 @@ def test_aristokratin_part_opens_fourth_caravan(engine: Any) -> None:
     assert res(g, 0) == resources_dict(3)
     assert_turn_over(g, 1)
     # The new caravan is playable on the player's next turn.
-    play(g, "c0:pass")
+    play(g, "c0:b")  # player 1's Patriarch
     assert {"c3:a", "c3:b"} <= options(g, "c3:")
 
 

@@ -44,11 +44,10 @@ def test_patriarch_a_draws_two_standard_keeps_one(engine: Any) -> None:
 
 
 def test_patriarch_a_same_card_twice(engine: Any) -> None:
-    """Two copies drawn: one keep decision, the other copy goes to the discard pile."""
+    """Two copies drawn: keeping is forced (engine-api.md "Forced steps"), the other copy goes to
+    the discard pile."""
     g = engine.from_json(solo("patriarch", rest=("knecht",), standard_top=["quacksalber", "quacksalber"]))
     play(g, "c0:a")
-    assert options(g, "keep ") == {"keep quacksalber"}
-    play(g, "keep quacksalber")
     assert caravans(g, 0)[0] == ["knecht", "patriarch", "quacksalber"]
     assert _discard(g) == Counter(["quacksalber"])
     assert_turn_over(g, 1)
@@ -83,10 +82,19 @@ def test_matriarch_with_empty_discard_only_turns(engine: Any) -> None:
 
 
 def test_matriarch_can_take_additional_card_in_variant(engine: Any) -> None:
-    g = engine.from_json(solo("matriarch", rest=("knecht",), discard=["hirte"], variant="all"))
+    g = engine.from_json(solo("matriarch", rest=("knecht",), discard=["hirte", "recke"], variant="all"))
     play(g, "c0:a", "take hirte")
     assert caravans(g, 0)[0] == ["knecht", "patriarch", "hirte"]
-    assert g.to_json()["discard"] == []
+    assert g.to_json()["discard"] == ["recke"]
+
+
+def test_matriarch_single_card_kind_in_discard_is_taken(engine: Any) -> None:
+    """One card kind on the discard pile: the take is forced and happens without a decision."""
+    g = engine.from_json(solo("matriarch", rest=("knecht",), discard=["bauer", "bauer"]))
+    play(g, "c0:a")
+    assert caravans(g, 0)[0] == ["knecht", "patriarch", "bauer"]
+    assert g.to_json()["discard"] == ["bauer"]
+    assert_turn_over(g, 1)
 
 
 # --- Standard draws -------------------------------------------------------------------------------

@@ -102,7 +102,18 @@ def test_fahrender_haendler_choices_non_decreasing(engine: Any) -> None:
     play(g, "choose pepper")
     assert options(g, "choose ") == {"choose pepper", "choose anise", "choose cinnamon", "choose mules"}
     play(g, "choose mules")
-    assert options(g, "choose ") == {"choose mules"}
+    # the third unit can only be mules now: forced, no decision
+    assert res(g, 0) == resources_dict(3, gold=0, pepper=5, mules=5)
+    assert_turn_over(g, 1)
+
+
+def test_fahrender_haendler_single_gold_is_forced(engine: Any) -> None:
+    g = engine.from_json(solo("fahrender_haendler", res0=resources_dict(3, gold=1)))
+    play(g, "c0:a")
+    assert options(g, "pay ") == set()
+    play(g, "choose cloves")
+    assert res(g, 0) == resources_dict(3, gold=0, cloves=5)
+    assert_turn_over(g, 1)
 
 
 def test_bootsmann_b_pays_four_sets_another_to_nine(engine: Any) -> None:
@@ -252,7 +263,8 @@ def test_hirte_a_every_player_routes_front_cards(engine: Any) -> None:
 
 
 def test_hirte_a_two_caravans_swap_and_order_of_players(engine: Any) -> None:
-    """3 players, player 1 moves: players 1, 2, 0 route in that order; 2 caravans can only swap."""
+    """3 players, player 1 moves: players 1, 2, 0 route in that order; 2 caravans can only swap,
+    which is forced (no decision for player 2)."""
     p0 = [["patriarch", "korbmacher"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
     p1 = [["hirte", "bauer"], ["hoeker", "zuechter"], ["schmied", "adelige"]]
     p2 = [["recke", "quacksalber"], ["nachtwaechter", "mulihaendlerin"]]
@@ -261,9 +273,6 @@ def test_hirte_a_two_caravans_swap_and_order_of_players(engine: Any) -> None:
     assert current_player(g) == 1
     play(g, "route 2 0 1")
     assert caravans(g, 1) == [["hirte", "hoeker"], ["zuechter", "schmied"], ["adelige", "bauer"]]
-    assert current_player(g) == 2
-    assert options(g, "route ") == {"route 1 0"}
-    play(g, "route 1 0")
     assert caravans(g, 2) == [["quacksalber", "nachtwaechter"], ["mulihaendlerin", "recke"]]
     assert current_player(g) == 0
     play(g, "route 1 2 0")

@@ -35,10 +35,10 @@ CASES: list[Case] = [
     # Start cards
     Case("aristokratin", "a", (), {"gold": 4}),
     Case("dorfschoenheit", "a", ("choose pepper",), {"pepper": 5}, first_choices=ANY_SPICE),
-    Case("knecht", "a", ("choose cloves", "choose anise", "choose cinnamon"),
+    Case("knecht", "a", ("choose cloves", "choose anise"),  # cinnamon is then forced
          {"gold": 5, "cloves": 2, "anise": 2, "cinnamon": 2},
          start={"gold": 8, "cloves": 7, "anise": 0, "cinnamon": 9}),
-    Case("knecht", "a", ("choose ginger", "choose cloves", "choose pepper"),
+    Case("knecht", "a", ("choose ginger", "choose cloves", "choose pepper"),  # pepper of 3 left
          {"gold": 5, "ginger": 2, "cloves": 2, "pepper": 2}, start={"gold": 1}),
     Case("knecht", "part", (), {"gold": 4, "mules": 4}),
     Case("kraemerin", "a", ("choose ginger",), {"ginger": 5}, first_choices=ANY_SPICE),
@@ -140,8 +140,9 @@ def test_knecht_spices_strictly_increasing(engine: Any) -> None:
     assert "choose ginger" not in after_cloves
     assert "choose cloves" not in after_cloves
     assert {"choose pepper", "choose anise"} <= after_cloves
-    play(g, "choose anise")
-    assert options(g, "choose ") == {"choose cinnamon"}
+    play(g, "choose anise")  # the third spice can only be cinnamon: forced
+    assert res(g, 0) == resources_dict(3, gold=5, cloves=2, anise=2, cinnamon=2)
+    assert_turn_over(g, 1)
 
 
 def test_knecht_choice_orders_are_canonical(engine: Any) -> None:

@@ -123,7 +123,7 @@ def test_patriarch_matriarch_cycle(engine: Any) -> None:
     assert caravans(g, 0)[0] == ["matriarch", "knecht"]
     play(g, "c0:pass")  # player 1
     assert options(g, "c0:") == {"c0:a"}
-    play(g, "c0:a", "take zuechter")
+    play(g, "c0:a")  # one card on the discard pile: the take is forced
     assert caravans(g, 0)[0] == ["knecht", "patriarch", "zuechter"]
     assert_turn_over(g, 1)
 
@@ -186,7 +186,7 @@ def test_player_without_cards_passes_automatically(engine: Any) -> None:
 
 
 def test_turn_order_clockwise(engine: Any) -> None:
-    p = [["korbmacher", "marktfrau"], ["pflanzerin", "recke"], ["bauer", "hoeker"]]
+    p = [["korbmacher", "marktfrau"], ["pflanzerin", "quacksalber"], ["bauer", "hoeker"]]
     g = engine.from_json(make_state(players=3, caravans=[p, p, p], turn_player=1, start_player=1))
     seen = []
     for _ in range(4):
@@ -330,7 +330,8 @@ def test_setup(engine: Any, players: int, seed: int) -> None:
     assert doc["turn_player"] == lowest
     assert current_player(g) == lowest
     assert doc["turn"] == 0
-    assert doc["spare_patriarch"] is True
+    # The spare Patriarch waits for the Aristokratin; undealt, it goes back to the box (card index).
+    assert doc["spare_patriarch"] is ("aristokratin" in starts)
     assert doc["discard"] == [] and doc["removed"] == []
     assert len(doc["display"]) == 4 and len(set(doc["display"])) == 4
     assert all(1 <= n <= 40 for n in doc["display"])
@@ -344,6 +345,32 @@ def test_setup(engine: Any, players: int, seed: int) -> None:
 
 def _start_vp(card: str) -> int:
     return CARD_VP[card]
+
+
+def test_setup_four_players_deals_aristokratin(engine: Any) -> None:
+    """With 4 players all 12 Start cards are dealt, so the spare Patriarch is available."""
+    doc = engine.new_game(players=4, seed=5).to_json()
+    starts = {car[1] for s in doc["seats"] for car in s["caravans"]}
+    assert starts == set(START_RANKS)
+    assert doc["spare_patriarch"] is True
+    assert doc["start_player"] == next(p for p, s in enumerate(doc["seats"])
+                                       if any(c[1] == "kraemerin" for c in s["caravans"]))
+
+
+def test_derived_standard_deck_is_not_in_manifest_order(engine: Any) -> None:
+    """Decks left out of a state are derived from the manifest; their hidden order must be a
+    (seeded) shuffle, not the manifest's sorted order: a Patriarch draw from such a state must not
+    always show the first two cards of the sorted manifest."""
+    seen = set()
+    for rng in range(8):
+        g = engine.from_json(solo("patriarch", rest=("knecht",), rng=rng))
+        play(g, "c0:a")
+        keeps = sorted(options(g, "keep "))
+        if keeps:
+            play(g, keeps[0])
+        doc = g.to_json()
+        seen.add((doc["seats"][0]["caravans"][0][-1], *sorted(doc["discard"])))
+    assert len(seen) > 1, f"every derived deck starts with the same cards: {seen}"
 
 
 def test_setup_is_seeded(engine: Any) -> None:

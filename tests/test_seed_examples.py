@@ -107,9 +107,11 @@ def test_boettcher_example(engine: Any) -> None:
 
 def test_bootsmann_example(engine: Any) -> None:
     """Second caravan action: pepper -4, ginger set to 9; pepper cannot be lowered by 4 and then set to 9."""
-    start = resources_dict(3, pepper=6, ginger=2)
+    start = resources_dict(3, pepper=6, ginger=2, cinnamon=4)
     g = engine.from_json(solo("bootsmann", res0=start))
-    play(g, "c0:b", "choose pepper")
+    play(g, "c0:b")
+    assert options(g, "choose ") == {"choose pepper", "choose cinnamon"}
+    play(g, "choose pepper")
     assert "choose pepper" not in options(g, "choose ")
     play(g, "choose ginger")
     assert res(g, 0) == {**start, "pepper": 2, "ginger": 9}
