@@ -278,6 +278,51 @@ def test_tie_break_last_to_reach_total_wins(engine: Any, p0_scores_now: bool, wi
     assert g.winner() == winner
 
 
+def test_tie_break_counts_a_vp_loss_as_reaching_the_total(engine: Any) -> None:
+    """The tie-break looks at when a player reached their final total, also by losing VP: player 0
+    (25 from contracts + the Recke's 3) parts with the Recke on turn 9 and ends at 25, after
+    player 1 reached 25 on turn 8: player 0 reached the final total last and wins."""
+    p0 = [["recke", "korbmacher"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
+    doc = make_state(caravans=[p0, PASSABLE], contracts=[[*VP23, 2], [25, 26, 27, 28, 10]],
+                     start_player=1, turn_player=0, turn=9, end_triggered=True, last_scored=[3, 8])
+    g = engine.from_json(doc)
+    assert g.vp(0) == 28 and g.vp(1) == 25
+    play(g, "c0:part")
+    assert g.vp(0) == 25
+    assert is_terminal(g)
+    assert g.winner() == 0
+
+
+def test_card_vp_can_trigger_game_end(engine: Any) -> None:
+    """VP from a person card count: drawing a Recke (3 VP) to reach 25 triggers the end."""
+    p0 = [["patriarch", "korbmacher"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
+    doc = make_state(caravans=[p0, PASSABLE], contracts=[[21, 22, 23, 24, 2], []],
+                     standard_top=["recke", "recke"])
+    g = engine.from_json(doc)
+    assert g.vp(0) == 22
+    play(g, "c0:a")  # two Recken: keeping one is forced
+    assert g.vp(0) == 25
+    assert g.to_json()["end_triggered"] is True
+    play(g, "c0:pass")
+    assert is_terminal(g)
+    assert g.winner() == 0
+
+
+def test_display_stays_short_when_contract_deck_is_empty(engine: Any) -> None:
+    """Contract deck empty: the display cannot be refilled and stays at 3 (CARDS.md)."""
+    display = [1, 17, 29, 30]
+    rest = [n for n in range(2, 41) if n not in display]
+    doc = make_state(caravans=[SCHREIBER, PASSABLE], contracts=[rest[:18], rest[18:]], display=display,
+                     decks={"contract": []}, end_triggered=True, turn_player=0, start_player=0)
+    g = engine.from_json(doc)
+    play(g, "c0:part", "fulfil 1")
+    doc2 = g.to_json()
+    assert sorted(doc2["display"]) == [17, 29, 30]
+    assert deck(doc2, "contract") == []
+    assert 1 in doc2["seats"][0]["contracts"]
+    assert current_player(g) == 1
+
+
 def test_most_vp_wins(engine: Any) -> None:
     doc = make_state(caravans=[PASSABLE, PASSABLE], contracts=[[21, 22, 23, 24, 25], [9]], turn=3,
                      turn_player=1, start_player=0, end_triggered=True, last_scored=[1, 2])
@@ -330,8 +375,8 @@ def test_setup(engine: Any, players: int, seed: int) -> None:
     assert doc["turn_player"] == lowest
     assert current_player(g) == lowest
     assert doc["turn"] == 0
-    # The spare Patriarch waits for the Aristokratin; undealt, it goes back to the box (card index).
-    assert doc["spare_patriarch"] is ("aristokratin" in starts)
+    if "aristokratin" in starts:
+        assert doc["spare_patriarch"] is True
     assert doc["discard"] == [] and doc["removed"] == []
     assert len(doc["display"]) == 4 and len(set(doc["display"])) == 4
     assert all(1 <= n <= 40 for n in doc["display"])
@@ -345,6 +390,21 @@ def test_setup(engine: Any, players: int, seed: int) -> None:
 
 def _start_vp(card: str) -> int:
     return CARD_VP[card]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_setup_spare_patriarch_back_in_box_without_aristokratin(engine: Any, players: int) -> None:
+    """Card index (Aristokratin): "In games with fewer than four players it can be that the
+    Aristocrat is not distributed. Then during this match no one can add a caravan and the extra
+    Patriarch is returned to the box." So `spare_patriarch` is false in such a deal."""
+    checked = 0
+    for seed in range(12):
+        doc = engine.new_game(players=players, seed=seed).to_json()
+        starts = {car[1] for s in doc["seats"] for car in s["caravans"]}
+        if "aristokratin" not in starts:
+            assert doc["spare_patriarch"] is False, f"seed {seed}: Aristokratin not dealt, spare kept"
+            checked += 1
+    assert checked > 0
 
 
 def test_setup_four_players_deals_aristokratin(engine: Any) -> None:
@@ -371,6 +431,17 @@ def test_derived_standard_deck_is_not_in_manifest_order(engine: Any) -> None:
         doc = g.to_json()
         seen.add((doc["seats"][0]["caravans"][0][-1], *sorted(doc["discard"])))
     assert len(seen) > 1, f"every derived deck starts with the same cards: {seen}"
+
+
+def test_derived_contract_deck_is_not_in_sorted_order(engine: Any) -> None:
+    """Same for the Contract deck: the Gildenherr's four new contracts from a derived deck must
+    depend on the state's rng, not always be the four lowest numbers left."""
+    seen = set()
+    for rng in range(8):
+        g = engine.from_json(solo("gildenherr", res0=resources_dict(0), rng=rng))
+        play(g, "c0:a")
+        seen.add(tuple(sorted(g.to_json()["display"])))
+    assert len(seen) > 1, f"every derived Contract deck starts with the same contracts: {seen}"
 
 
 def test_setup_is_seeded(engine: Any) -> None:
