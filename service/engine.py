@@ -111,8 +111,12 @@ def new_game(players: int, seed: int, variant: Any) -> Any:
 
 
 @functools.lru_cache(maxsize=1)
-def cards() -> list[dict[str, Any]]:
-    return list(engine_ext.cards())
+def cards() -> dict[str, list[dict[str, Any]]]:
+    """`{"cards": [person cards], "contracts": [contracts]}` (a bare list is read as the cards)."""
+    data = engine_ext.cards()
+    if isinstance(data, dict):
+        return {"cards": list(data.get("cards", [])), "contracts": list(data.get("contracts", []))}
+    return {"cards": list(data), "contracts": []}
 
 
 @functools.lru_cache(maxsize=1)

@@ -212,6 +212,7 @@ class LevelsResponse(Response):
 
 class CardsResponse(Response):
     cards: list[dict[str, Any]]
+    contracts: list[dict[str, Any]]
     count: int
 
 

@@ -59,6 +59,27 @@ def http_json(method: str, url: str, body: Any = None, timeout: float = 30.0) ->
         return status, raw.decode("utf-8", "replace")
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid` (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    out: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
 class Proc:
     """A child process in its own session, its output in a log file."""
 
@@ -85,6 +106,7 @@ class Proc:
             os.killpg(self.popen.pid, sig)
 
     def stop(self, timeout: float = 10.0) -> None:
+        family = descendants(self.pid) if self.alive() else []
         if self.alive():
             self.kill_group(signal.SIGTERM)
             try:
@@ -93,7 +115,10 @@ class Proc:
                 self.kill_group(signal.SIGKILL)
                 self.popen.wait(5)
         else:
-            self.kill_group(signal.SIGKILL)  # leftovers of the session (a work horse)
+            self.kill_group(signal.SIGKILL)  # leftovers of the session
+        for pid in family:  # children in sessions of their own (RQ's work horse)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         self._log.close()
 
     def output(self) -> str:
@@ -208,9 +233,14 @@ class Worker:
         return self
 
     def kill(self) -> None:
-        """SIGKILL the worker and its work horse: no cleanup, as when a machine dies."""
+        """SIGKILL the worker and its work horse (RQ puts the horse in a session of its own):
+        no cleanup, as when a machine dies."""
         if self.proc is not None:
+            family = descendants(self.proc.pid)
             self.proc.kill_group(signal.SIGKILL)
+            for pid in family:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
             self.proc.popen.wait(10)
 
     def stop(self) -> None:

@@ -95,7 +95,8 @@ def test_levels_and_cards(client: FlaskClient) -> None:
     names = [lv["name"] for lv in r.json["levels"]]
     assert names and r.json["default"] in names
     r = client.get("/cards")
-    assert r.status_code == 200 and r.json["count"] == len(r.json["cards"]) > 0
+    assert r.status_code == 200 and r.json["cards"] and r.json["contracts"]
+    assert r.json["count"] == len(r.json["cards"]) + len(r.json["contracts"])
 
 
 def test_request_id_is_echoed(client: FlaskClient, view: dict[str, Any]) -> None:

@@ -17,4 +17,5 @@ bp = Blueprint("cards", __name__)
 def cards() -> Response:
     """The card and contract data loaded by the engine (engine_ext/data/cards.toml)."""
     data = engine.cards()
-    return jsonify({"cards": data, "count": len(data)})
+    return jsonify(engine.finite({"cards": data["cards"], "contracts": data["contracts"],
+                                  "count": len(data["cards"]) + len(data["contracts"])}))
