@@ -402,3 +402,52 @@ def test_bauer_a_without_wheat_field_puts_all_under(engine: Any) -> None:
     assert sorted(c[-3:]) == [2, 18, 37]
     assert_turn_over(g, 1)
 
+
+
+@pytest.mark.parametrize("gold,payable", [(5, True), (4, False)])
+def test_hoeker_a_gold_cost_plus_lacking_spices(engine: Any, gold: int, payable: bool) -> None:
+    """Contract 27 (mules>=5; 2 mules + 3 gold + 4 pepper + 4 anise) with anise 2: the Höker pays
+    3 gold for the cost and 2 more for the lacking anise, so 5 gold are needed."""
+    start = resources_dict(3, pepper=4, anise=2, gold=gold, mules=5)
+    g = engine.from_json(solo("hoeker", rest=("korbmacher",), res0=start, display=[27, 1, 9, 29],
+                              contract_top=[5]))
+    play(g, "c0:a")
+    if not payable:
+        assert "fulfil 27" not in options(g, "fulfil ")
+        return
+    play(g, "fulfil 27")
+    assert res(g, 0) == {**start, "pepper": 0, "anise": 0, "gold": 0, "mules": 3}
+
+
+@pytest.mark.parametrize("ginger,payable", [(6, True), (5, False)])
+def test_zimtfuerst_a_substitute_with_spice_also_in_cost(engine: Any, ginger: int, payable: bool) -> None:
+    """Contract 13 (mules>=2; 3 cinnamon + 3 ginger) without cinnamon: the cinnamon may be paid
+    with ginger, but the ginger of the cost must be paid too, so 6 ginger are needed."""
+    start = resources_dict(0, ginger=ginger, mules=2)
+    g = engine.from_json(solo("zimtfuerst", rest=("korbmacher",), res0=start, display=[13, 1, 9, 29],
+                              contract_top=[5]))
+    if not payable:
+        _fulfil_not_offered_select(g, "c0:a", 13)
+        return
+    play(g, "c0:a", "fulfil 13")
+    while g.to_json()["pending"] is not None:
+        assert options(g, "choose ") == {"choose ginger"}
+        play(g, "choose ginger")
+    assert res(g, 0) == {**start, "ginger": 0}
+    assert g.to_json()["seats"][0]["contracts"] == [13]
+
+
+def test_immediate_payout_is_capped(engine: Any) -> None:
+    """Contract 37 (+6 pepper) with pepper 5: pepper ends at 9, the excess is lost."""
+    start = resources_dict(3, gold=3, ginger=3, pepper=5, mules=2)
+    g = engine.from_json(solo("gewuerzhaendler", res0=start, display=[37, 1, 9, 29], contract_top=[5]))
+    play(g, "c0:a", "fulfil 37")
+    assert res(g, 0) == {**start, "gold": 0, "ginger": 0, "pepper": 9}
+
+
+def test_gildenherr_part_immediate_payout_applies(engine: Any) -> None:
+    """Only the Hufschmied's drawn contracts skip the payout; a Gildenherr fulfilment pays it."""
+    start = resources_dict(0, cloves=4, cinnamon=4, gold=1)
+    g = engine.from_json(solo("gildenherr", res0=start, display=[39, 1, 9, 29], contract_top=[5]))
+    play(g, "c0:part", "fulfil 39")
+    assert res(g, 0) == {**start, "cloves": 0, "cinnamon": 0, "gold": 7}

@@ -279,3 +279,19 @@ def test_hirte_a_two_caravans_swap_and_order_of_players(engine: Any) -> None:
     assert caravans(g, 0) == [["korbmacher", "patriarch"], ["marktfrau", "patriarch"],
                               ["pflanzerin", "patriarch"]]
     assert_turn_over(g, 2)
+
+
+def test_hirte_a_four_caravans_every_derangement(engine: Any) -> None:
+    """With 4 caravans each gives to a different one and each receives one: the 9 derangements."""
+    mine = [["hirte", "bauer"], ["hoeker", "zuechter"], ["schmied", "adelige"], ["patriarch", "recke"]]
+    g = engine.from_json(make_state(caravans=[mine], spare_patriarch=False))
+    play(g, "c0:a")
+    routes = options(g, "route ")
+    assert len(routes) == 9
+    for r in routes:
+        to = [int(x) for x in r.split()[1:]]
+        assert sorted(to) == [0, 1, 2, 3]
+        assert all(t != i for i, t in enumerate(to))
+    play(g, "route 1 0 3 2")
+    assert caravans(g, 0) == [["hirte", "hoeker"], ["zuechter", "bauer"], ["adelige", "patriarch"],
+                              ["recke", "schmied"]]
