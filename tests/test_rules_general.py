@@ -513,3 +513,77 @@ def test_additional_cards_drawn_as_standard_in_variant(engine: Any) -> None:
     play(g, "keep torwache")
     assert caravans(g, 0)[0] == ["knecht", "patriarch", "torwache"]
     assert g.to_json()["discard"] == ["bettler"]
+
+
+# --- who knows the cards put under a deck -----------------------------------------------------------
+
+
+def _known(view: dict[str, Any], name: str) -> dict[int, Any]:
+    return {int(i): c for i, c in view["decks"][name].get("known", [])}
+
+
+def test_special_rest_under_deck_known_only_to_drawer(engine: Any) -> None:
+    g = engine.from_json(solo("adelige", special_top=["schneider", "bootsmann", "gildenherr"]))
+    play(g, "c0:a", "keep bootsmann")
+    n = len(deck(g.to_json(), "special"))
+    assert _known(g.to_json(observer=0), "special") == {n - 1: "schneider"}
+    assert _known(g.to_json(observer=1), "special") == {}
+
+
+def test_contract_rest_under_deck_known_only_to_drawer(engine: Any) -> None:
+    g = engine.from_json(solo("bauer", contract_top=[30, 2, 3]))
+    play(g, "c0:a", "fulfil 30")
+    n = len(deck(g.to_json(), "contract"))
+    mine = _known(g.to_json(observer=0), "contract")
+    assert set(mine) == {n - 2, n - 1} and set(mine.values()) == {2, 3}
+    assert _known(g.to_json(observer=1), "contract") == {}
+
+
+def test_gesandter_shuffle_forgets_known_positions(engine: Any) -> None:
+    """After the Gesandter shuffles the Special deck nobody knows where any card is, not even the
+    card the player just put under it."""
+    g = engine.from_json(solo("gesandter", special_top=["schneider", "bootsmann"]))
+    play(g, "c0:a", "keep bootsmann")
+    assert _known(g.to_json(observer=0), "special") == {}
+    assert _known(g.to_json(observer=1), "special") == {}
+
+
+def test_standard_deck_runs_out_mid_draw(engine: Any) -> None:
+    """One card left, a Patriarch draws 2: the last card, then the discard pile is shuffled into a
+    new deck and the second card comes from it."""
+    doc = make_state(caravans=[[["patriarch", "knecht"], ["patriarch", "prophet"], ["patriarch", "wagner"]]],
+                     discard=["recke", "hoeker"])
+    doc["removed"] = remaining_standard(doc, keep_out=["bauer"])
+    doc["decks"] = {"standard": ["bauer"]}
+    g = engine.from_json(doc)
+    play(g, "c0:a")
+    keeps = options(g, "keep ")
+    assert "keep bauer" in keeps and len(keeps) == 2
+    assert keeps - {"keep bauer"} <= {"keep recke", "keep hoeker"}
+    play(g, "keep bauer")
+    after = g.to_json()
+    assert caravans(g, 0)[0] == ["knecht", "patriarch", "bauer"]
+    assert len(after["discard"]) == 1 and after["discard"][0] in ("recke", "hoeker")
+    rest = deck(after, "standard")
+    assert len(rest) == 1
+    if rest[0] is not None:
+        assert {rest[0], after["discard"][0]} == {"recke", "hoeker"}
+
+
+def test_discarded_standard_cards_are_public(engine: Any) -> None:
+    """The Standard rest goes face up on the discard pile: every player's view shows it."""
+    g = engine.from_json(solo("prophet", standard_top=["bauer", "recke", "hoeker"]))
+    play(g, "c0:a", "keep recke")
+    for observer in (0, 1):
+        assert Counter(g.to_json(observer=observer)["discard"]) == Counter(["bauer", "hoeker"])
+
+
+def test_gildenherr_display_under_deck_known_to_all(engine: Any) -> None:
+    """The four contracts the Gildenherr puts under the deck were face up: every player knows they
+    are the bottom four."""
+    g = engine.from_json(solo("gildenherr", display=[1, 9, 17, 29], contract_top=[2, 10, 18, 30]))
+    play(g, "c0:a", "skip")
+    n = len(deck(g.to_json(), "contract"))
+    for observer in (0, 1):
+        known = _known(g.to_json(observer=observer), "contract")
+        assert sorted(c for i, c in known.items() if i >= n - 4) == [1, 9, 17, 29], (observer, known)
