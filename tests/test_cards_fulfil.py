@@ -71,6 +71,9 @@ def _fulfil_not_offered(g: Any, n: int) -> None:
     if "c0:a" in options(g, "c0:"):
         play(g, "c0:a")
         assert f"fulfil {n}" not in options(g, "fulfil ")
+    doc = g.to_json()
+    assert n in doc["display"]
+    assert n not in doc["seats"][0]["contracts"]
 
 
 @pytest.mark.parametrize("n", sorted(CONTRACTS))
