@@ -36,7 +36,7 @@ class Settings:
     max_iterations: int = 10_000_000
     max_ms: int = 600_000
     #: Iterations per root-parallel part (an iteration budget is split into ceil(budget / this) parts).
-    part_iterations: int = 5_000
+    part_iterations: int = 20_000
     #: Most parts one search is split into.
     max_parts: int = 16
     #: Parts of an async time-budget search (each searches for the whole time, in parallel).

@@ -1,0 +1,23 @@
+"""gunicorn config for Kashgar AI: `gunicorn -c deploy/gunicorn.conf.py`.
+
+The values live in `service/gunicorn_conf.py` (also used by `kashgar serve`): one sync worker
+per core, a worker timeout above the synchronous search cap, the app preloaded, a shared
+embedded job database and multi-process Prometheus metrics. Override here or on the command line.
+"""
+
+from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
+    accesslog,
+    backlog,
+    bind,
+    child_exit,
+    errorlog,
+    graceful_timeout,
+    keepalive,
+    loglevel,
+    preload_app,
+    threads,
+    timeout,
+    worker_class,
+    workers,
+    wsgi_app,
+)

@@ -1,0 +1,246 @@
+"""`kashgar bench service`: throughput and latency of POST /suggest per level against gunicorn.
+
+For each level: (1) the search time per request, measured one request at a time (the mean of
+the server-reported `elapsed_ms`); the throughput limit is then cores / search time; (2) the
+throughput with the server saturated (closed loop, 2 requests in flight per web worker), as a
+fraction of that limit; (3) latency percentiles under an open-loop load at `--load` (default
+80%) of the limit, requests sent at evenly spaced times, latency counted from the scheduled send
+time (no coordinated omission).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import http.client
+import json
+import os
+import platform
+import random
+import statistics
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+DEFAULT_LEVELS = "casual,skilled,advanced,expert,master"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default=None, help="a running service (default: start gunicorn here)")
+    parser.add_argument("--levels", default=DEFAULT_LEVELS,
+                        help=f"comma-separated level names, or 'all' (default {DEFAULT_LEVELS})")
+    parser.add_argument("--time-ms", type=int, action="append", default=[],
+                        help="also bench a time budget of this many ms (repeatable)")
+    parser.add_argument("--duration", type=float, default=6.0, help="seconds per phase (default 6)")
+    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: cores)")
+    parser.add_argument("--load", type=float, default=0.8, help="open-loop load as a fraction of the limit")
+    parser.add_argument("--positions", type=int, default=12, help="distinct game positions to ask about")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+
+
+def register(subparsers: Any) -> None:
+    """Standalone registration (the lead's `kashgar bench` dispatches to add_arguments/run)."""
+    p = subparsers.add_parser("bench-service", help="benchmark POST /suggest against gunicorn")
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def positions(n: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Views of the player to move in varied positions (2-4 players, openings to mid-game)."""
+    import engine_ext
+
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    k = 0
+    while len(out) < n:
+        g = engine_ext.new_game(players=2 + k % 3, seed=seed + k)
+        for _ in range(rng.randrange(0, 60)):
+            legal = g.legal()
+            if g.is_terminal or not legal:
+                break
+            g.apply(rng.choice(legal))
+        if not g.is_terminal and g.current_player >= 0:
+            out.append(dict(g.to_json(observer=g.current_player)))
+        k += 1
+    return out
+
+
+class Target:
+    def __init__(self, url: str) -> None:
+        parts = urlsplit(url)
+        self.host = parts.hostname or "127.0.0.1"
+        self.port = parts.port or 80
+
+    def post(self, path: str, body: bytes, timeout: float = 120.0) -> tuple[int, dict[str, Any]]:
+        conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        try:
+            conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = resp.read()
+            return resp.status, json.loads(data) if data else {}
+        finally:
+            conn.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    i = min(len(s) - 1, max(0, int(round(q / 100.0 * (len(s) - 1)))))
+    return s[i]
+
+
+def bench_level(target: Target, bodies: list[bytes], cores: int, workers: int, duration: float,
+                load: float) -> dict[str, Any]:
+    errors = 0
+    # warm-up
+    for b in bodies[:3]:
+        target.post("/suggest", b)
+    # (1) search time, one request at a time
+    search_ms: list[float] = []
+    wall_ms: list[float] = []
+    iterations: list[int] = []
+    end = time.monotonic() + max(1.0, duration / 2)
+    i = 0
+    while time.monotonic() < end or len(search_ms) < 5:
+        t0 = time.perf_counter()
+        status, ans = target.post("/suggest", bodies[i % len(bodies)])
+        wall_ms.append((time.perf_counter() - t0) * 1000)
+        i += 1
+        if status != 200:
+            errors += 1
+            continue
+        search_ms.append(float(ans["elapsed_ms"]))
+        iterations.append(int(ans["iterations"]))
+    mean_search = statistics.fmean(search_ms)
+    limit = cores / (mean_search / 1000.0)
+
+    # (2) saturated throughput, closed loop
+    done = 0
+    lock = threading.Lock()
+    stop_at = time.monotonic() + duration
+
+    def loop(k: int) -> None:
+        nonlocal done, errors
+        j = k
+        while time.monotonic() < stop_at:
+            status, _ = target.post("/suggest", bodies[j % len(bodies)])
+            j += 1
+            with lock:
+                if status == 200:
+                    done += 1
+                else:
+                    errors += 1
+
+    concurrency = 2 * workers
+    t0 = time.monotonic()
+    threads = [threading.Thread(target=loop, args=(k,)) for k in range(concurrency)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    throughput = done / (time.monotonic() - t0)
+
+    # (3) latency under an open-loop load
+    rate = load * limit
+    n = max(10, int(rate * duration))
+    latencies: list[float] = []
+    lat_lock = threading.Lock()
+
+    def one(scheduled: float, body: bytes) -> None:
+        nonlocal errors
+        delay = scheduled - time.perf_counter()
+        if delay > 0:
+            time.sleep(delay)
+        status, _ = target.post("/suggest", body)
+        ms = (time.perf_counter() - scheduled) * 1000
+        with lat_lock:
+            if status == 200:
+                latencies.append(ms)
+            else:
+                errors += 1
+
+    start = time.perf_counter() + 0.2
+    with ThreadPoolExecutor(max_workers=min(256, max(8, int(rate * 2)))) as pool:
+        for k in range(n):
+            pool.submit(one, start + k / rate, bodies[k % len(bodies)])
+    return {
+        "iterations": int(statistics.median(iterations)),
+        "search_ms": round(mean_search, 2),
+        "serial_wall_ms": round(statistics.fmean(wall_ms), 2),
+        "limit_rps": round(limit, 2),
+        "throughput_rps": round(throughput, 2),
+        "fraction_of_limit": round(throughput / limit, 3),
+        "load_rps": round(rate, 2),
+        "p50_ms": round(pct(latencies, 50), 1),
+        "p95_ms": round(pct(latencies, 95), 1),
+        "p99_ms": round(pct(latencies, 99), 1),
+        "p99_within_budget_plus_50": bool(pct(latencies, 99) <= mean_search + 50),
+        "requests": i + done + n,
+        "errors": errors,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    from service.testing import Gunicorn, http_json
+
+    cores = cpu_count()
+    workers = args.workers or cores
+    server = None
+    url = args.url
+    if url is None:
+        env = {"KASHGAR_LOG_LEVEL": "WARNING"}
+        server = Gunicorn(env=env, workers=workers).start()
+        url = server.url
+    try:
+        status, info = http_json("GET", url + "/levels")
+        names = [lv["name"] for lv in info["levels"]]
+        wanted = names if args.levels == "all" else [x for x in args.levels.split(",") if x]
+        unknown = [x for x in wanted if x not in names]
+        if unknown:
+            print(f"unknown levels: {unknown}; known: {names}")
+            return 2
+        states = positions(args.positions)
+        target = Target(url)
+        results: list[dict[str, Any]] = []
+        cases: list[tuple[str, dict[str, Any]]] = [(lv, {"level": lv}) for lv in wanted]
+        cases += [(f"time_ms={ms}", {"time_ms": ms}) for ms in args.time_ms]
+        for name, extra in cases:
+            bodies = [json.dumps(dict(extra, state=s, seed=k, mode="sync")).encode() for k, s in enumerate(states)]
+            r = bench_level(target, bodies, cores, workers, args.duration, args.load)
+            r["level"] = name
+            results.append(r)
+            if not args.json:
+                print(f"{name:>12}: search {r['search_ms']:.1f} ms, limit {r['limit_rps']:.1f}/s, "
+                      f"throughput {r['throughput_rps']:.1f}/s ({100 * r['fraction_of_limit']:.0f}%), "
+                      f"at {r['load_rps']:.1f}/s: p50 {r['p50_ms']} p95 {r['p95_ms']} p99 {r['p99_ms']} ms, "
+                      f"errors {r['errors']}", flush=True)
+        health = http_json("GET", url + "/healthz")[1]
+        report = {
+            "benchmark": "service",
+            "date": _dt.date.today().isoformat(),
+            "cores": cores,
+            "web_workers": workers,
+            "compiled": health.get("compiled"),
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "duration_s": args.duration,
+            "load": args.load,
+            "positions": args.positions,
+            "results": results,
+        }
+        if args.json:
+            print(json.dumps(report, indent=2))
+        return 0 if all(r["errors"] == 0 for r in results) else 1
+    finally:
+        if server is not None:
+            server.stop()

@@ -1,0 +1,182 @@
+"""`kashgar play`: a game of Kashgar in the terminal against bots, on this machine (engine and
+bots in-process) or through a running service (`--url`)."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable
+from typing import Any, TextIO
+
+RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "play", help="play a game in the terminal against bots",
+        description="Play Kashgar against bots. Enter the number or the text of a decision; "
+                    "'?' asks your bot level for a hint, 'q' quits.")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
+    p.add_argument("--level", default="casual", help="level of the bots (see GET /levels)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the game and of the bots")
+    p.add_argument("--url", default=None, help="play through a running service instead of in-process")
+    p.add_argument("--auto", action="store_true", help="a random player takes your seat (demo)")
+    p.add_argument("--max-decisions", type=int, default=0, help="stop after this many decisions (0: play on)")
+    p.set_defaults(func=run)
+
+
+class Table:
+    """What the game needs: a new game, legal decisions, apply, a bot's suggestion."""
+
+    def new(self, players: int, seed: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def legal(self, state: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def apply(self, state: dict[str, Any], decision: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class LocalTable(Table):
+    def new(self, players: int, seed: int) -> dict[str, Any]:
+        import engine_ext
+
+        return dict(engine_ext.new_game(players=players, seed=seed).to_json())
+
+    def _summary(self, game: Any) -> dict[str, Any]:
+        from service import engine
+
+        return engine.game_summary(game)
+
+    def legal(self, state: dict[str, Any]) -> dict[str, Any]:
+        import engine_ext
+
+        from service import engine
+
+        g = engine_ext.from_json(state)
+        return dict(self._summary(g), legal=engine.legal(g))
+
+    def apply(self, state: dict[str, Any], decision: str) -> dict[str, Any]:
+        import engine_ext
+
+        g = engine_ext.from_json(state)
+        events = g.apply(decision)
+        return {"state": dict(g.to_json()), "events": list(events or [])}
+
+    def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
+        import engine_ext
+        from bots.suggest import analyse_state
+
+        view = engine_ext.from_json(state).to_json(observer=player)  # the bot sees what its player sees
+        return dict(analyse_state(view, level=level, seed=seed))
+
+
+class RemoteTable(Table):
+    def __init__(self, url: str) -> None:
+        from service.client import KashgarClient
+
+        self.api = KashgarClient(url)
+
+    def new(self, players: int, seed: int) -> dict[str, Any]:
+        return dict(self.api.new_game(players=players, seed=seed)["state"])
+
+    def legal(self, state: dict[str, Any]) -> dict[str, Any]:
+        return self.api.legal(state)
+
+    def apply(self, state: dict[str, Any], decision: str) -> dict[str, Any]:
+        out = self.api.apply(state, decision)
+        return {"state": out["state"], "events": out["events"]}
+
+    def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
+        # The search only uses what the player to move knows, full state or view alike.
+        return self.api.suggest(state, level=level, seed=seed)
+
+
+def render(state: dict[str, Any], me: int, out: TextIO) -> None:
+    out.write(f"\n=== turn {state.get('turn')}  (player {state.get('turn_player')} to play) ===\n")
+    out.write(f"contracts on display: {state.get('display')}\n")
+    for i, seat in enumerate(state.get("seats", [])):
+        res = seat.get("resources", {})
+        line = " ".join(f"{r[:3]}={res.get(r, 0)}" for r in RESOURCES)
+        who = "you" if i == me else f"bot {i}"
+        out.write(f"  [{who:>5}] {line}  contracts={seat.get('contracts')}\n")
+        for c, caravan in enumerate(seat.get("caravans", [])):
+            out.write(f"          c{c}: {' < '.join(caravan)}\n")
+
+
+def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO,
+           hint: Callable[[], str]) -> str | None:
+    texts = [d["text"] for d in legal]
+    for i, t in enumerate(texts):
+        out.write(f"  {i:>2}. {t}\n")
+    while True:
+        raw = ask("your decision> ").strip()
+        if raw in ("q", "quit", "exit"):
+            return None
+        if raw in ("?", "h", "hint"):
+            out.write(f"  hint: {hint()}\n")
+            continue
+        if raw.isdigit() and int(raw) < len(texts):
+            return texts[int(raw)]
+        if raw in texts:
+            return raw
+        out.write("  not a legal decision; a number from the list, its text, '?' or 'q'\n")
+
+
+def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out: TextIO) -> int:
+    if not 0 <= args.seat < args.players:
+        out.write(f"--seat must be in 0..{args.players - 1}\n")
+        return 2
+    rng = random.Random(args.seed)
+    state = table.new(args.players, args.seed)
+    decisions = 0
+    while True:
+        info = table.legal(state)
+        if info["is_terminal"]:
+            render(state, args.seat, out)
+            vp = info.get("vp") or []
+            out.write(f"game over: VP {vp}; winner: player {info['winner']}"
+                      f"{' (you!)' if info['winner'] == args.seat else ''}\n")
+            return 0
+        if args.max_decisions and decisions >= args.max_decisions:
+            out.write(f"stopped after {decisions} decisions\n")
+            return 0
+        player = info["current_player"]
+        if player == args.seat and not args.auto:
+            render(state, args.seat, out)
+
+            def hint(st: dict[str, Any] = state, p: int = player) -> str:
+                a = table.suggest(st, p, args.level, args.seed + decisions)
+                return f"{a['decision_text']} (win chance {a.get('win_prob')})"
+
+            text = choose(info["legal"], ask, out, hint)
+            if text is None:
+                out.write("bye\n")
+                return 0
+        elif player == args.seat:
+            text = rng.choice(info["legal"])["text"]
+            out.write(f"you (auto): {text}\n")
+        else:
+            answer = table.suggest(state, player, args.level, args.seed * 7919 + decisions)
+            text = answer["decision_text"]
+            out.write(f"bot {player} ({args.level}): {text}\n")
+        result = table.apply(state, text)
+        state = result["state"]
+        for event in result.get("events", [])[:6]:
+            out.write(f"    · {event}\n")
+        decisions += 1
+
+
+def run(args: argparse.Namespace) -> int:
+    table: Table = RemoteTable(args.url) if args.url else LocalTable()
+    try:
+        return play(args, table, input, sys.stdout)
+    except (EOFError, KeyboardInterrupt):
+        print("\nbye")
+        return 0

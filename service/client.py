@@ -1,0 +1,137 @@
+"""A small Python client for the Kashgar AI HTTP API (standard library only).
+
+    from service.client import KashgarClient
+    api = KashgarClient("http://127.0.0.1:8000")
+    game = api.new_game(players=3, seed=1)
+    answer = api.suggest(game["state"], level="club")          # waits for async jobs
+    nxt = api.apply(game["state"], answer["decision_text"])
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+
+class KashgarAPIError(Exception):
+    """A 4xx/5xx answer: `status`, `code` (e.g. `invalid_state`), `message`, `pointer`, `body`."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        self.status = status
+        self.body = body
+        if isinstance(body, dict):
+            self.code = str(body.get("error", "error"))
+            self.message = str(body.get("message", ""))
+            self.pointer = str(body.get("pointer", ""))
+        else:
+            self.code, self.message, self.pointer = "error", str(body)[:500], ""
+        super().__init__(f"{status} {self.code}: {self.message}" + (f" (at {self.pointer})" if self.pointer else ""))
+
+
+class JobFailed(Exception):
+    def __init__(self, job: dict[str, Any]) -> None:
+        self.job = job
+        super().__init__(f"job {job.get('job_id')} {job.get('status')}: {job.get('error')}")
+
+
+class KashgarClient:
+    def __init__(self, base_url: str = "http://127.0.0.1:8000", timeout: float = 60.0,
+                 request_id: str | None = None) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.request_id = request_id
+
+    def request(self, method: str, path: str, body: Any = None, timeout: float | None = None) -> tuple[int, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        if self.request_id:
+            headers["X-Request-ID"] = self.request_id
+        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as resp:
+                status, raw, ctype = resp.status, resp.read(), resp.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as err:
+            status, raw, ctype = err.code, err.read(), err.headers.get("Content-Type", "")
+        payload: Any = json.loads(raw) if "json" in ctype and raw else raw.decode("utf-8", "replace")
+        if status >= 400:
+            raise KashgarAPIError(status, payload)
+        return status, payload
+
+    # ---------------------------------------------------------------- search
+    def suggest(self, state: dict[str, Any], *, level: str | None = None, iterations: int | None = None,
+                time_ms: int | None = None, seed: int = 0, mode: str = "auto", parallel: int | None = None,
+                wait: bool = True, poll_interval: float = 0.2, wait_timeout: float | None = 3600.0) -> dict[str, Any]:
+        """The suggestion for `state`. An async answer (202) is polled until the job ends when
+        `wait`, else the 202 body (with `job_id`) is returned."""
+        body: dict[str, Any] = {"state": state, "seed": seed, "mode": mode}
+        for key, value in (("level", level), ("iterations", iterations), ("time_ms", time_ms),
+                           ("parallel", parallel)):
+            if value is not None:
+                body[key] = value
+        status, answer = self.request("POST", "/suggest", body)
+        if status == 202 and wait:
+            job = self.wait(answer["job_id"], poll_interval, wait_timeout)
+            return dict(job["result"])
+        return dict(answer)
+
+    def job(self, job_id: str) -> dict[str, Any]:
+        return dict(self.request("GET", f"/jobs/{job_id}")[1])
+
+    def cancel(self, job_id: str) -> dict[str, Any]:
+        return dict(self.request("DELETE", f"/jobs/{job_id}")[1])
+
+    def wait(self, job_id: str, poll_interval: float = 0.2, timeout: float | None = 3600.0) -> dict[str, Any]:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            job = self.job(job_id)
+            if job["status"] == "finished":
+                return job
+            if job["status"] in ("failed", "cancelled"):
+                raise JobFailed(job)
+            if deadline is not None and time.monotonic() > deadline:
+                raise TimeoutError(f"job {job_id} still {job['status']} after {timeout} s")
+            time.sleep(poll_interval)
+
+    # ----------------------------------------------------------------- rules
+    def new_game(self, players: int = 2, seed: int = 0, variant: Any = None,
+                 observer: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"players": players, "seed": seed, "variant": variant}
+        if observer is not None:
+            body["observer"] = observer
+        return dict(self.request("POST", "/games", body)[1])
+
+    def legal(self, state: dict[str, Any]) -> dict[str, Any]:
+        return dict(self.request("POST", "/legal", {"state": state})[1])
+
+    def apply(self, state: dict[str, Any], decision: str | dict[str, Any],
+              observer: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"state": state, "decision": decision}
+        if observer is not None:
+            body["observer"] = observer
+        return dict(self.request("POST", "/apply", body)[1])
+
+    # ------------------------------------------------------------------ meta
+    def levels(self) -> list[dict[str, Any]]:
+        return list(self.request("GET", "/levels")[1]["levels"])
+
+    def cards(self) -> dict[str, Any]:
+        return dict(self.request("GET", "/cards")[1])
+
+    def healthz(self) -> dict[str, Any]:
+        return dict(self.request("GET", "/healthz")[1])
+
+    def readyz(self) -> dict[str, Any]:
+        try:
+            return dict(self.request("GET", "/readyz")[1])
+        except KashgarAPIError as err:
+            if err.status == 503 and isinstance(err.body, dict):
+                return dict(err.body)
+            raise
+
+    def openapi(self) -> dict[str, Any]:
+        return dict(self.request("GET", "/openapi.json")[1])
