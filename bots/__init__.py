@@ -47,7 +47,8 @@ def _compiled() -> ModuleType:
     # The compiled search reads the engine's C struct: a search built before the engine was
     # rebuilt may not match it (a crash, not an error), so such a stale build is not used.
     if os.path.getmtime(core_c.__file__) > os.path.getmtime(mine) + 5:
-        raise ImportError("bots.ismcts_c is older than engine_ext.core_c: rebuild (python setup.py build_ext)")
+        raise ImportError("bots.ismcts_c is older than engine_ext.core_c: rebuild "
+                          "(python setup.py build_ext)")
     return importlib.import_module("bots.ismcts_c")
 
 

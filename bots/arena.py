@@ -85,7 +85,8 @@ def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     return (math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha))
 
 
-def bradley_terry(pairs: dict[tuple[str, str], float], names: list[str], iters: int = 200) -> dict[str, float]:
+def bradley_terry(pairs: dict[tuple[str, str], float], names: list[str],
+                  iters: int = 200) -> dict[str, float]:
     """Elo ratings (first name = 0) from pairwise win counts pairs[(a, b)] = wins of a over b (MM)."""
     gamma = {n: 1.0 for n in names}
     for _ in range(iters):

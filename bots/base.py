@@ -152,7 +152,7 @@ def sample_by_temperature(codes: list[int], visits: list[float], temperature: fl
     weights = [(v / top) ** (1.0 / temperature) if v > 0 else 0.0 for v in visits]
     total = sum(weights)
     x = rng.random() * total
-    for c, w in zip(codes, weights):
+    for c, w in zip(codes, weights, strict=False):
         x -= w
         if x <= 0 and w > 0:
             return c

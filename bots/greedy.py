@@ -68,8 +68,8 @@ class GreedyBot(Bot):
                 vps[i] += nxt.vp(me)
         means = [x / self.samples for x in totals]
         top = max(means)
-        best = [c for c, m in zip(codes, means) if m >= top - 1e-9]
+        best = [c for c, m in zip(codes, means, strict=False) if m >= top - 1e-9]
         code = best[rng.randrange(len(best))]
         alts = [Alternative(c, self.samples, m, float("nan"), v / self.samples)
-                for c, m, v in zip(codes, means, vps)]
+                for c, m, v in zip(codes, means, vps, strict=False)]
         return Analysis(code, alts, [code], self.samples * len(codes), t.ms(), seed, self.name, me)

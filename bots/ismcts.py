@@ -95,7 +95,7 @@ class Tree:
         new_v = _dbl_array(cap)
         n = self.size
         if n:
-            for a, b in zip(new_i, old_i):
+            for a, b in zip(new_i, old_i, strict=False):
                 a[:n] = b[:n]  # type: ignore[index]
             new_r[:n] = old_r[:n]  # type: ignore[index]
             new_v[:n] = old_v[:n]  # type: ignore[index]
@@ -307,7 +307,7 @@ class Search:
             if self.rollout == ROLL_PLAYOUT:
                 d.playout(self.rand() & 0x7FFFFFFF)
             else:
-                for k in range(self.depth):
+                for _k in range(self.depth):
                     if d.is_terminal():
                         break
                     codes = d.legal_codes()
@@ -343,7 +343,7 @@ class Search:
         if getattr(evaluator, "engine_weights", None) is None:
             return False
         if cython.compiled:
-            return isinstance(root, CState)  # noqa: F821 - cimported in ismcts_c.pxd
+            return isinstance(root, CState)  # type: ignore[name-defined]  # noqa: F821 - cimported in ismcts_c.pxd
         return hasattr(root, "d") and hasattr(root, "legal_buf") and hasattr(root, "R")
 
     def _setup_engine(self, root: Any, evaluator: Any) -> None:
@@ -408,7 +408,6 @@ class Search:
         plen = 0
         n = 0
         i = 0
-        k = 0
         p = 0
         w = 0
         t = 0.0
@@ -458,7 +457,7 @@ class Search:
             if self.rollout == 1 and not d.is_terminal():
                 d.playout(self.rand() & 0x7FFFFFFF)
             else:
-                for k in range(self.depth):
+                for _k in range(self.depth):
                     if d.is_terminal():
                         break
                     n = d.gen_legal()
@@ -538,7 +537,7 @@ class Search:
     def principal_line(self, max_len: int = 24) -> list[int]:
         """The expected line: most visited child after most visited child."""
         tr = self.tree
-        line = []
+        line: list[int] = []
         node = 0
         while len(line) < max_len:
             kids = tr.children(node)

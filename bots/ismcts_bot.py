@@ -114,7 +114,8 @@ def analysis_from_stats(codes: list[int], stats: list[tuple[int, int, float, flo
     alts.sort(key=lambda a: (-a.visits, -(a.mean_reward if a.visits else -1.0)))
     rng = random.Random(seed ^ 0x5DEECE66D)
     if temperature > 0:
-        code = sample_by_temperature([a.code for a in alts], [float(a.visits) for a in alts], temperature, rng)
+        visits = [float(a.visits) for a in alts]
+        code = sample_by_temperature([a.code for a in alts], visits, temperature, rng)
     else:
         code = alts[0].code
     if not line or line[0] != code:

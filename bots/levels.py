@@ -9,10 +9,11 @@ A spec names a bot and optional settings, e.g. `random`, `greedy`, `greedy:sampl
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from bots.base import Bot
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig

@@ -1,0 +1,117 @@
+"""The bots API the service uses, levels, the arena's statistics, root-parallel search."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from bots import arena, suggest
+from bots.ismcts_bot import ISMCTSConfig
+from bots.levels import dump_levels, load_levels, make_bot, parse_levels
+from bots.parallel import root_parallel
+from bots.toygame import ToyState
+
+KEYS = {"decision", "decision_text", "alternatives", "line", "win_prob", "expected_vp", "iterations",
+        "elapsed_ms", "seed", "level", "compiled"}
+
+
+def test_eight_levels_with_a_monotone_budget() -> None:
+    levels = load_levels()
+    assert len(levels) == 8
+    budgets = [lv.config.iterations for lv in levels]
+    assert budgets == sorted(budgets)
+    temps = [lv.config.temperature for lv in levels]
+    assert temps == sorted(temps, reverse=True)
+    names = [x["name"] for x in suggest.list_levels()]
+    assert names == [lv.name for lv in levels]
+
+
+def test_level_file_round_trip(tmp_path: Path) -> None:
+    levels = load_levels()
+    levels[2].elo = 123.4
+    text = dump_levels(levels, "header line")
+    p = tmp_path / "levels.toml"
+    p.write_text(text)
+    again = load_levels(p)
+    assert [lv.config for lv in again] == [lv.config for lv in levels]
+    assert again[2].elo == 123.4
+    with pytest.raises(ValueError):
+        parse_levels({"level": [{"name": "x", "bogus": 1}]})
+
+
+def test_make_bot_specs() -> None:
+    assert make_bot("random").name == "random"
+    b = make_bot("ismcts:iterations=10,c=0.5")
+    assert b.config == ISMCTSConfig(iterations=10, c=0.5)  # type: ignore[attr-defined]
+    assert make_bot("novice:iterations=5").config.iterations == 5  # type: ignore[attr-defined]
+    with pytest.raises(ValueError):
+        make_bot("nonsense")
+
+
+def test_analyse_state_answer_shape() -> None:
+    import engine_ext
+
+    doc = engine_ext.new_game(players=3, seed=2).to_json()
+    seen: list[dict[str, object]] = []
+    out = suggest.analyse_state(doc, level="casual", iterations=80, seed=1, progress=seen.append)
+    assert KEYS <= set(out)
+    assert out["iterations"] == 80 and out["level"] == "casual"
+    assert out["line"][0] == out["decision_text"]
+    assert sum(a["visits"] for a in out["alternatives"]) == 80
+    assert 0.0 <= out["win_prob"] <= 1.0
+    stopped = suggest.analyse_state(doc, time_ms=5000, seed=1, should_stop=lambda: True)
+    assert stopped["iterations"] < 100000 and stopped["elapsed_ms"] < 3000
+    timed = suggest.analyse_state(doc, time_ms=150, seed=1)
+    assert timed["elapsed_ms"] < 1500
+    with pytest.raises(KeyError):
+        suggest.analyse_state(doc, level="nope")
+    with pytest.raises(ValueError):
+        suggest.analyse_state(doc, iterations=0)
+
+
+def test_merge_parts() -> None:
+    import engine_ext
+
+    doc = engine_ext.new_game(players=2, seed=4).to_json()
+    parts = [suggest.analyse_state(doc, iterations=60, seed=s) for s in (1, 2)]
+    m = suggest.merge_parts(parts)
+    assert m["iterations"] == 120
+    assert sum(a["visits"] for a in m["alternatives"]) == 120
+    assert m["decision_text"] == m["alternatives"][0]["decision_text"]
+    assert m["alternatives"][0]["visits"] == max(a["visits"] for a in m["alternatives"])
+
+
+def test_root_parallel_merges_visits() -> None:
+    an = root_parallel(ToyState(2, seed=3), ISMCTSConfig(evaluator="vp"), workers=2, iterations=400, seed=5)
+    assert an.iterations == 400
+    assert sum(a.visits for a in an.alternatives) == 400
+    assert an.code == 512  # draw
+
+
+def test_statistics() -> None:
+    lo, hi = arena.wilson(50, 100)
+    assert lo < 0.5 < hi and hi - lo == pytest.approx(0.192, abs=0.01)
+    assert arena.elo_of_score(0.5) == pytest.approx(0.0)
+    assert arena.elo_of_score(arena.score_of_elo(120.0)) == pytest.approx(120.0)
+    e, lo_e, hi_e = arena.elo_with_ci(64, 100)
+    assert lo_e < e < hi_e and e == pytest.approx(100.0, abs=1.0)
+    low, up = arena.sprt_bounds(0.05, 0.05)
+    assert low == pytest.approx(-math.log(19)) and up == pytest.approx(math.log(19))
+    assert arena.sprt_llr([1.0] * 600 + [0.0] * 400, 0, 20) > up  # clearly better than elo1
+    assert arena.sprt_llr([1.0] * 50 + [0.0] * 50, 0, 20) < 0.0
+    r = arena.bradley_terry({("a", "b"): 64, ("b", "a"): 36, ("b", "c"): 64, ("c", "b"): 36}, ["a", "b", "c"])
+    assert r["a"] == 0.0 and r["b"] < 0.0 and r["c"] < r["b"]
+
+
+def test_arena_rotates_seats_and_sprt_stops() -> None:
+    rep = arena.run_arena(["ismcts:iterations=60,evaluator=vp", "random"], games=12, players=3, game="toy")
+    assert rep.games == 12
+    assert sum(rep.wins.values()) == 12
+    seats_of = {r.game: r.seats for r in rep.results}
+    assert seats_of[0] != seats_of[1]
+    rep2 = arena.run_arena(["ismcts:iterations=80,evaluator=vp", "random"], games=300, game="toy",
+                           sprt=(0.0, 150.0, 0.05, 0.05))
+    assert rep2.sprt is not None and rep2.sprt["result"] == "H0 accepted"
+    assert rep2.games < 300

@@ -1,0 +1,69 @@
+"""No peeking: for a fixed seed, a search from a player's information gives the same answer
+whatever the true hidden deck order is (and the same as from that player's view)."""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+
+from bots import suggest
+from bots.ismcts_bot import ISMCTSBot
+
+
+def _midgame_doc(engine: Any, players: int, seed: int, moves: int) -> dict[str, Any]:
+    g = engine.new_game(players=players, seed=seed)
+    rng = random.Random(seed)
+    k = 0
+    while k < moves or g.state.pending() != 0:  # stop between turns
+        codes = g.legal_codes()
+        g.state.apply(codes[rng.randrange(len(codes))])
+        k += 1
+    return g.to_json()
+
+
+def _reshuffled(doc: dict[str, Any], seed: int) -> dict[str, Any]:
+    other = copy.deepcopy(doc)
+    rng = random.Random(seed)
+    for deck in ("standard", "contract"):
+        cards = other["decks"][deck]
+        assert isinstance(cards, list) and len(cards) > 5
+        while cards == doc["decks"][deck]:
+            rng.shuffle(cards)
+    return other
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_same_answer_whatever_the_hidden_order(engine: Any, players: int) -> None:
+    doc = _midgame_doc(engine, players, 5 + players, 24)
+    other = _reshuffled(doc, 1)
+    answers = []
+    for d in (doc, other):
+        g = engine.from_json(d)
+        an = ISMCTSBot(iterations=150).analyse(g, seed=9)
+        answers.append((an.code, [(a.code, a.visits, round(a.mean_reward, 9)) for a in an.alternatives]))
+    assert answers[0] == answers[1]
+
+
+def test_view_and_full_state_give_the_same_answer(engine: Any) -> None:
+    doc = _midgame_doc(engine, 2, 3, 30)
+    g = engine.from_json(doc)
+    me = g.current_player
+    view = g.to_json(observer=me)
+    assert "rng" not in view or view.get("observer") == me
+    a = ISMCTSBot(iterations=120).analyse(g, seed=4)
+    b = ISMCTSBot(iterations=120).analyse(engine.from_json(view), seed=4)
+    assert a.code == b.code
+    assert [(x.code, x.visits) for x in a.alternatives] == [(x.code, x.visits) for x in b.alternatives]
+
+
+def test_suggest_does_not_peek() -> None:
+    import engine_ext
+
+    doc = _midgame_doc(engine_ext.get_engine(), 2, 17, 20)
+    a = suggest.analyse_state(doc, iterations=100, seed=2)
+    b = suggest.analyse_state(_reshuffled(doc, 3), iterations=100, seed=2)
+    assert a["decision_text"] == b["decision_text"]
+    assert a["alternatives"] == b["alternatives"]
