@@ -7,11 +7,12 @@ the cost the turn's legality check needs.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+import tomllib
 
 from engine_ext import core as C
 
@@ -210,7 +211,7 @@ def _action_cost(steps: list[tuple[int, int, int, int]]) -> tuple[list[int], int
     minmask = 0
     minimum = 0
     trade = 0
-    for op, a, b, c in steps:
+    for op, a, b, _c in steps:
         if op == C.OP_PAY and a != C.REG:
             cost[a] += b
         elif op == C.OP_CHOOSE and b > 0 and not minmask:

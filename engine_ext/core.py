@@ -336,7 +336,6 @@ class State:
 
     # ---- raw access (for the JSON layer and tests) ------------------------------------
     def export(self) -> list:
-        i: cython.int
         return [self.d[i] for i in range(D_SIZE)]
 
     def load(self, values: list, rng: cython.ulonglong) -> None:
@@ -528,10 +527,10 @@ class State:
 
     def _at(self, car: cython.int, pos: cython.int) -> cython.int:
         c: cython.int = self.d[O_CAR + car * 3]
-        i: cython.int
+        _i: cython.int
         if pos >= self.d[O_CAR + car * 3 + 2]:
             return -1
-        for i in range(pos):
+        for _i in range(pos):
             c = self.d[O_NXT + c]
         return c
 
@@ -917,7 +916,6 @@ class State:
 
     def legal_codes(self) -> list:
         n: cython.int = self.gen_legal()
-        i: cython.int
         return [self.legal_buf[i] for i in range(n)]
 
     def _zimt_surplus(self, p: cython.int, r: cython.int) -> cython.int:
@@ -949,6 +947,13 @@ class State:
         self.apply_unchecked(code)
 
     def apply_unchecked(self, code: cython.int) -> None:
+        """Apply a legal decision, then any mid-turn step that has only one possible
+        outcome (a forced choice is made, not asked)."""
+        self._apply1(code)
+        while self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1:
+            self._apply1(self.legal_buf[0])
+
+    def _apply1(self, code: cython.int) -> None:
         kind: cython.int = code >> 8
         arg: cython.int = code & 255
         p: cython.int = self.d[S_DECIDER]
@@ -1173,6 +1178,7 @@ class State:
         r: cython.int
         q: cython.int
         i: cython.int
+        _i: cython.int
         k: cython.int
         n: cython.int = self.d[S_PLAYERS]
         card: cython.int
@@ -1206,7 +1212,7 @@ class State:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = a
                 self.d[S_LIMBO_FRONT] = c
-                for i in range(k):
+                for _i in range(k):
                     card = self._draw_standard() if a == DECK_STANDARD else self._draw_special()
                     if card < 0:
                         break
@@ -1225,7 +1231,7 @@ class State:
             elif op == OP_CWHEAT or op == OP_CFREE:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = DECK_CONTRACT
-                for i in range(a):
+                for _i in range(a):
                     card = self._draw_contract()
                     if card < 0:
                         break
@@ -1460,6 +1466,14 @@ class State:
             cards[j] = t
         for i in range(m):
             self.d[pos[i]] = cards[i]
+        # what others knew is not part of the observer's information: keep only its own
+        if deck != DECK_STANDARD:
+            for i in range(n):
+                x = self.d[off + ((top + i) & (cap - 1))]
+                self.d[known_off + x] &= 1 << observer
+            for i in range(self.d[S_LIMBO_N]):
+                if self.d[S_LIMBO_SRC] == deck:
+                    self.d[known_off + self.d[O_LIMBO + i]] &= 1 << observer
 
     def _sort_key(self, x: cython.int, deck: cython.int) -> cython.int:
         if deck == DECK_CONTRACT:

@@ -249,6 +249,7 @@ cdef class State:
     cpdef bint is_legal(self, int code)
     cpdef apply(self, int code)
     cpdef void apply_unchecked(self, int code)
+    cdef void _apply1(self, int code)
     cdef void _relink_back(self, int car, int card)
     cdef void _relink_front(self, int car, int card)
     cdef void _remove_at(self, int car, int pos)

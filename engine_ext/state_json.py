@@ -139,6 +139,7 @@ def new_game_doc(players: int, seed: int, variant: Any, data: CardData, turn_lim
         "display": contracts[:4],
         "discard": [],
         "removed": [],
+        # the spare Patriarch waits for the Aristokratin; without her it goes back to the box
         "spare_patriarch": any(k.slug == "aristokratin" for k in dealt),
         "decks": {"standard": standard, "special": special, "contract": contracts[4:]},
         "pending": None,
@@ -151,8 +152,9 @@ def new_game_doc(players: int, seed: int, variant: Any, data: CardData, turn_lim
 class _Builder:
     """Places every card of a document into the core's array, checking that they add up."""
 
-    def __init__(self, data: CardData, counts: dict[int, int]) -> None:
+    def __init__(self, data: CardData, counts: dict[int, int], seed: int = 1) -> None:
         self.data = data
+        self.shuffler = random.Random(seed)
         self.d = [0] * L.D_SIZE
         self.pool: dict[int, list[int]] = {}
         for kind, ids in data.ids_by_kind.items():
@@ -217,7 +219,8 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     if observer is not None and not 0 <= observer < n:
         raise StateError("/observer", f"no player {observer} in a {n}-player game")
     counts = variant_counts(doc.get("variant"), data)
-    b = _Builder(data, counts)
+    rng = doc.get("rng", 1) if observer is None else 1
+    b = _Builder(data, counts, int(rng))
     d = b.d
     d[L.S_PLAYERS] = n
     d[L.S_START] = _int(doc, "start_player", 0, n - 1)
@@ -280,8 +283,9 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
         d[L.O_LOC + card] = L.L_DISC
     d[L.S_DISC_N] = len(doc["discard"])
     for i, slug in enumerate(doc["removed"]):
-        card, _ = b.card(slug, f"/removed/{i}", PERSON_DECKS)
+        card, flip = b.card(slug, f"/removed/{i}", PERSON_DECKS)
         d[L.O_LOC + card] = L.L_BOX
+        d[L.O_FLIP + card] = flip
     decks = doc.get("decks") or {}
     _load_person_deck(b, decks.get("standard"), "standard", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 0 else 0)
     _load_person_deck(b, decks.get("special"), "special", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 1 else 0)
@@ -299,7 +303,6 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     for p in range(n):
         d[L.O_PL + p * 8 + L.PL_VPC] = (d[L.O_PL + p * 8 + L.PL_CVP] + d[L.O_PL + p * 8 + L.PL_CARDVP]
                                         + d[L.O_PL + p * 8 + L.PL_NBAUER] * d[L.O_PL + p * 8 + L.PL_NWHEAT])
-    rng = doc.get("rng", 1) if observer is None else 1
     return d, int(rng) or 1, observer
 
 
@@ -334,6 +337,7 @@ def _load_person_deck(b: _Builder, spec: Any, name: str, observer: int | None, h
                 if observer is not None and name == "special":
                     d[L.O_KNOWN + known[idx]] = 1 << observer
     rest = b.leftovers(decks)
+    b.shuffler.shuffle(rest)  # the part of the deck the document leaves out is shuffled
     # cards drawn mid-turn that the document does not name come from the unseen pool
     for i in range(hidden_limbo):
         if not rest:
@@ -389,6 +393,7 @@ def _load_contract_deck(b: _Builder, spec: Any, observer: int | None, hidden_lim
                 if observer is not None:
                     d[L.O_CKNOWN + known[idx]] = 1 << observer
     rest = sorted(b.contracts_left)
+    b.shuffler.shuffle(rest)
     for i in range(hidden_limbo):
         if not rest:
             raise StateError("/pending/drawn", "more drawn contracts than the deck could hold")

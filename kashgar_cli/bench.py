@@ -1,0 +1,117 @@
+"""`kashgar bench engine|search|service [--json]`: speed measured in one run.
+
+`bench engine` plays the same seeded random games on the compiled and the interpreted core
+in one process and reports games/s, decisions/s, their ratio, and the size of a state clone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import platform
+import sys
+import time
+from datetime import date
+from typing import Any
+
+import engine_ext
+
+
+def _measure(engine: engine_ext.Engine, players: int, seconds: float, max_games: int) -> dict[str, Any]:
+    """Random playouts from fresh setups (clone of a prepared start, then play to the end)."""
+    starts = [engine.new_game(players, seed=s).state for s in range(16)]
+    games = decisions = 0
+    t0 = time.perf_counter()
+    while games < max_games:
+        st = starts[games % len(starts)].clone()
+        decisions += st.playout(games)
+        games += 1
+        if time.perf_counter() - t0 >= seconds:
+            break
+    elapsed = time.perf_counter() - t0
+    return {"games": games, "decisions": decisions, "seconds": round(elapsed, 3),
+            "games_per_s": round(games / elapsed, 1), "decisions_per_s": round(decisions / elapsed),
+            "decisions_per_game": round(decisions / max(games, 1), 1)}
+
+
+def _clone_bytes(engine: engine_ext.Engine) -> int:
+    """Bytes of one State clone (the object, with its arrays)."""
+    st = engine.new_game(2, seed=0).state
+    size = sys.getsizeof(st)
+    if not engine.COMPILED:
+        size += sys.getsizeof(st.d) + sys.getsizeof(st.legal_buf) + 28 * (len(st.d) + len(st.legal_buf))
+    return size
+
+
+def bench_engine(seconds: float, players: list[int]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "benchmark": "engine", "date": date.today().isoformat(), "machine": platform.machine(),
+        "cores": os.cpu_count(), "python": platform.python_version(), "results": [],
+    }
+    have_compiled = engine_ext.compiled_available()
+    for n in players:
+        row: dict[str, Any] = {"players": n}
+        interp = _measure(engine_ext.get_engine(False), n, seconds, 10**9)
+        row["interpreted"] = interp
+        if have_compiled:
+            comp = _measure(engine_ext.get_engine(True), n, seconds, 10**9)
+            row["compiled"] = comp
+            row["ratio"] = round(comp["decisions_per_s"] / interp["decisions_per_s"], 1)
+        out["results"].append(row)
+    out["clone_bytes"] = {"interpreted": _clone_bytes(engine_ext.get_engine(False))}
+    if have_compiled:
+        out["clone_bytes"]["compiled"] = _clone_bytes(engine_ext.get_engine(True))
+    return out
+
+
+def _print_engine(r: dict[str, Any]) -> None:
+    print(f"kashgar bench engine  {r['date']}  {r['machine']}  {r['cores']} cores  Python {r['python']}")
+    print(f"{'players':>7} {'build':>12} {'games/s':>10} {'decisions/s':>13} {'dec/game':>9}")
+    for row in r["results"]:
+        for build in ("compiled", "interpreted"):
+            if build in row:
+                m = row[build]
+                print(f"{row['players']:>7} {build:>12} {m['games_per_s']:>10} {m['decisions_per_s']:>13,} "
+                      f"{m['decisions_per_game']:>9}")
+        if "ratio" in row:
+            print(f"{'':>7} {'ratio':>12} {row['ratio']:>10}x")
+    print("state clone: " + ", ".join(f"{k} {v} bytes" for k, v in r["clone_bytes"].items()))
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.what == "engine":
+        players = [int(x) for x in args.players.split(",")]
+        result = bench_engine(args.seconds, players)
+        if args.json:
+            print(json.dumps(result, indent=2))
+        else:
+            _print_engine(result)
+        return 0
+    module = {"search": "kashgar_cli.bench_search", "service": "kashgar_cli.bench_service"}[args.what]
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError:
+        print(f"kashgar bench {args.what}: not available in this build", file=sys.stderr)
+        return 2
+    return int(mod.run(args) or 0)
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("bench", help="benchmarks: engine, search, service")
+    p.add_argument("what", choices=["engine", "search", "service"])
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement (engine)")
+    p.add_argument("--players", default="2,3,4", help="player counts (engine)")
+    for name in ("kashgar_cli.bench_search", "kashgar_cli.bench_service"):
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        if hasattr(mod, "add_arguments"):
+            try:
+                mod.add_arguments(p)
+            except argparse.ArgumentError:
+                pass
+    p.set_defaults(func=_run)

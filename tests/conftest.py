@@ -1,0 +1,40 @@
+"""Shared fixtures. Every engine test runs on both builds: the compiled core and the
+interpreted one (the same source), through the parametrized `engine` fixture."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import engine_ext
+from engine_ext import Engine
+
+BUILDS = ["compiled", "interpreted"]
+
+
+def _require_compiled() -> None:
+    if not engine_ext.compiled_available():
+        if os.environ.get("CI") or os.environ.get("KASHGAR_REQUIRE_COMPILED"):
+            pytest.fail("the compiled engine is not built (run `pip install -e .`)")
+        pytest.skip("compiled engine not built")
+
+
+@pytest.fixture(params=BUILDS)
+def engine(request: pytest.FixtureRequest) -> Engine:
+    """An Engine on the compiled core, then on the interpreted core."""
+    if request.param == "compiled":
+        _require_compiled()
+        return engine_ext.get_engine(True)
+    return engine_ext.get_engine(False)
+
+
+@pytest.fixture
+def compiled_engine() -> Engine:
+    _require_compiled()
+    return engine_ext.get_engine(True)
+
+
+@pytest.fixture
+def interpreted_engine() -> Engine:
+    return engine_ext.get_engine(False)

@@ -1,0 +1,59 @@
+"""Information sets: a player's view hides what that player may not know, and the engine
+plays from a view with the decks left out."""
+
+from __future__ import annotations
+
+from engine_ext import Engine
+from tests.engine_helpers import random_walk
+
+
+def test_view_hides_deck_order(engine: Engine) -> None:
+    g = engine.new_game(3, seed=4)
+    view = g.view(1)
+    assert view["observer"] == 1 and "rng" not in view
+    assert view["decks"]["standard"] == {"count": len(g.to_json()["decks"]["standard"]), "known": []}
+    assert view["decks"]["contract"]["known"] == []
+
+
+def test_cards_a_player_put_under_are_known_to_that_player_only(engine: Engine) -> None:
+    # Kräuterfrau's parting action: draw 2 Special, keep 1, the other goes under the deck
+    doc = engine.new_game(2, seed=0).to_json()
+    assert "kraeuterfrau" not in [c for s in doc["seats"] for car in s["caravans"] for c in car]
+    me = doc["turn_player"]
+    doc["seats"][me]["caravans"][0] = ["kraeuterfrau"]  # its Patriarch and Start card leave play
+    g = engine.from_json(doc)
+    g.apply("c0:part")
+    assert g.to_json()["pending"]["wait"] == "keep" and g.current_player == me
+    g.apply(g.legal()[0])
+    mine = g.view(me)["decks"]["special"]
+    other = g.view(1 - me)["decks"]["special"]
+    assert len(mine["known"]) == 1 and mine["known"][0][0] == mine["count"] - 1
+    assert other["known"] == []
+
+
+def test_a_view_without_decks_is_playable(engine: Engine) -> None:
+    g = random_walk(engine, 2, seed=21, steps=80)
+    me = g.current_player
+    view = g.view(me)
+    view.pop("decks")
+    g2 = engine.from_json(view)
+    assert [str(d) for d in g2.legal()] == [str(d) for d in g.legal()]
+    g2.state.playout(1)
+    assert g2.is_terminal
+
+
+def test_determinization_keeps_the_public_state(engine: Engine) -> None:
+    g = random_walk(engine, 4, seed=5, steps=120)
+    me = g.current_player
+    for seed in range(5):
+        det = g.determinize(me, seed)
+        a, b = det.to_json(), g.to_json()
+        for key in ("seats", "display", "discard", "removed", "turn", "turn_player"):
+            assert a[key] == b[key]
+        assert sorted(det.to_json()["decks"]["standard"]) == sorted(b["decks"]["standard"])
+
+
+def test_determinizations_differ_by_seed(engine: Engine) -> None:
+    g = engine.new_game(2, seed=2)
+    decks = {tuple(g.determinize(0, s).to_json()["decks"]["standard"]) for s in range(8)}
+    assert len(decks) == 8
