@@ -28,23 +28,22 @@ DEFAULT_LEVELS = "casual,skilled,advanced,expert,master"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default=None, help="a running service (default: start gunicorn here)")
-    parser.add_argument("--levels", default=DEFAULT_LEVELS,
-                        help=f"comma-separated level names, or 'all' (default {DEFAULT_LEVELS})")
-    parser.add_argument("--time-ms", type=int, action="append", default=[],
-                        help="also bench a time budget of this many ms (repeatable)")
-    parser.add_argument("--duration", type=float, default=6.0, help="seconds per phase (default 6)")
-    parser.add_argument("--workers", type=int, default=None, help="gunicorn workers (default: cores)")
-    parser.add_argument("--load", type=float, default=0.8, help="open-loop load as a fraction of the limit")
-    parser.add_argument("--positions", type=int, default=12, help="distinct game positions to ask about")
-    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    """Add the service benchmark's options (skipping any the parser already has, e.g. --json)."""
 
+    def add(flag: str, **kw: Any) -> None:
+        if flag not in parser._option_string_actions:
+            parser.add_argument(flag, **kw)
 
-def register(subparsers: Any) -> None:
-    """Standalone registration (the lead's `kashgar bench` dispatches to add_arguments/run)."""
-    p = subparsers.add_parser("bench-service", help="benchmark POST /suggest against gunicorn")
-    add_arguments(p)
-    p.set_defaults(func=run)
+    add("--url", default=None, help="a running service (default: start gunicorn here)")
+    add("--levels", default=DEFAULT_LEVELS, help=f"comma-separated level names, or 'all' (default {DEFAULT_LEVELS})")
+    add(
+        "--time-ms", type=int, action="append", default=[], help="also bench a time budget of this many ms (repeatable)"
+    )
+    add("--duration", type=float, default=6.0, help="seconds per phase (default 6)")
+    add("--workers", type=int, default=None, help="gunicorn workers (default: cores)")
+    add("--load", type=float, default=0.8, help="open-loop load as a fraction of the limit")
+    add("--positions", type=int, default=12, help="distinct game positions to ask about")
+    add("--json", action="store_true", help="print the results as JSON")
 
 
 def cpu_count() -> int:
@@ -99,8 +98,9 @@ def pct(values: list[float], q: float) -> float:
     return s[i]
 
 
-def bench_level(target: Target, bodies: list[bytes], cores: int, workers: int, duration: float,
-                load: float) -> dict[str, Any]:
+def bench_level(
+    target: Target, bodies: list[bytes], cores: int, workers: int, duration: float, load: float
+) -> dict[str, Any]:
     errors = 0
     # warm-up
     for b in bodies[:3]:
@@ -220,10 +220,13 @@ def run(args: argparse.Namespace) -> int:
             r["level"] = name
             results.append(r)
             if not args.json:
-                print(f"{name:>12}: search {r['search_ms']:.1f} ms, limit {r['limit_rps']:.1f}/s, "
-                      f"throughput {r['throughput_rps']:.1f}/s ({100 * r['fraction_of_limit']:.0f}%), "
-                      f"at {r['load_rps']:.1f}/s: p50 {r['p50_ms']} p95 {r['p95_ms']} p99 {r['p99_ms']} ms, "
-                      f"errors {r['errors']}", flush=True)
+                print(
+                    f"{name:>12}: search {r['search_ms']:.1f} ms, limit {r['limit_rps']:.1f}/s, "
+                    f"throughput {r['throughput_rps']:.1f}/s ({100 * r['fraction_of_limit']:.0f}%), "
+                    f"at {r['load_rps']:.1f}/s: p50 {r['p50_ms']} p95 {r['p95_ms']} p99 {r['p99_ms']} ms, "
+                    f"errors {r['errors']}",
+                    flush=True,
+                )
         health = http_json("GET", url + "/healthz")[1]
         report = {
             "benchmark": "service",

@@ -14,9 +14,11 @@ RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "play", help="play a game in the terminal against bots",
+        "play",
+        help="play a game in the terminal against bots",
         description="Play Kashgar against bots. Enter the number or the text of a decision; "
-                    "'?' asks your bot level for a hint, 'q' quits.")
+        "'?' asks your bot level for a hint, 'q' quits.",
+    )
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     p.add_argument("--level", default="casual", help="level of the bots (see GET /levels)")
@@ -56,7 +58,6 @@ class LocalTable(Table):
 
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         import engine_ext
-
         from service import engine
 
         g = engine_ext.from_json(state)
@@ -110,8 +111,7 @@ def render(state: dict[str, Any], me: int, out: TextIO) -> None:
             out.write(f"          c{c}: {' < '.join(caravan)}\n")
 
 
-def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO,
-           hint: Callable[[], str]) -> str | None:
+def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, hint: Callable[[], str]) -> str | None:
     texts = [d["text"] for d in legal]
     for i, t in enumerate(texts):
         out.write(f"  {i:>2}. {t}\n")
@@ -141,8 +141,10 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
         if info["is_terminal"]:
             render(state, args.seat, out)
             vp = info.get("vp") or []
-            out.write(f"game over: VP {vp}; winner: player {info['winner']}"
-                      f"{' (you!)' if info['winner'] == args.seat else ''}\n")
+            out.write(
+                f"game over: VP {vp}; winner: player {info['winner']}"
+                f"{' (you!)' if info['winner'] == args.seat else ''}\n"
+            )
             return 0
         if args.max_decisions and decisions >= args.max_decisions:
             out.write(f"stopped after {decisions} decisions\n")
@@ -151,8 +153,8 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
         if player == args.seat and not args.auto:
             render(state, args.seat, out)
 
-            def hint(st: dict[str, Any] = state, p: int = player) -> str:
-                a = table.suggest(st, p, args.level, args.seed + decisions)
+            def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
+                a = table.suggest(st, p, args.level, args.seed + k)
                 return f"{a['decision_text']} (win chance {a.get('win_prob')})"
 
             text = choose(info["legal"], ask, out, hint)

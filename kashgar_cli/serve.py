@@ -10,14 +10,17 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "serve", help="run the HTTP API (gunicorn)",
+        "serve",
+        help="run the HTTP API (gunicorn)",
         description="Run the Kashgar AI HTTP API under gunicorn. Without --redis-url (or "
-                    "KASHGAR_REDIS_URL) long searches run on an embedded in-process queue; with it they "
-                    "go to Redis and `kashgar worker` processes.")
+        "KASHGAR_REDIS_URL) long searches run on an embedded in-process queue; with it they "
+        "go to Redis and `kashgar worker` processes.",
+    )
     p.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1, or KASHGAR_BIND)")
     p.add_argument("--port", type=int, default=None, help="port (default 8000)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="web worker processes (default: one per core, or KASHGAR_WEB_WORKERS)")
+    p.add_argument(
+        "--workers", type=int, default=None, help="web worker processes (default: one per core, or KASHGAR_WEB_WORKERS)"
+    )
     p.add_argument("--timeout", type=int, default=None, help="gunicorn worker timeout in seconds")
     p.add_argument("--redis-url", default=None, help="Redis URL for async searches (sets KASHGAR_REDIS_URL)")
     p.add_argument("--dry-run", action="store_true", help="print the gunicorn command and exit")

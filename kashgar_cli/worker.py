@@ -14,15 +14,18 @@ log = logging.getLogger("kashgar.worker")
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "worker", help="run an RQ worker for long searches",
+        "worker",
+        help="run an RQ worker for long searches",
         description="Run an RQ worker on the Kashgar queue. Start as many as you have cores, on as many "
-                    "machines as you like, all against the same Redis.")
+        "machines as you like, all against the same Redis.",
+    )
     p.add_argument("--url", default=None, help="Redis URL (default: KASHGAR_REDIS_URL)")
     p.add_argument("--queue", default=None, help="queue name (default: KASHGAR_QUEUE_NAME or 'kashgar')")
     p.add_argument("--name", default=None, help="worker name (default: host and pid)")
     p.add_argument("--burst", action="store_true", help="exit when the queue is empty")
-    p.add_argument("--simple", action="store_true",
-                   help="run jobs in the worker process itself (rq SimpleWorker; no fork per job)")
+    p.add_argument(
+        "--simple", action="store_true", help="run jobs in the worker process itself (rq SimpleWorker; no fork per job)"
+    )
     p.add_argument("--no-reaper", action="store_true", help="do not look for parts of dead workers")
     p.set_defaults(func=run)
 

@@ -56,10 +56,15 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     @app.errorhandler(StoreUnavailable)
     def _unavailable(exc: StoreUnavailable) -> Any:
         metrics.get(app).errors.labels("503", "queue_unavailable").inc()
-        return error_response(APIError(
-            503, "queue_unavailable",
-            f"the job queue is unavailable ({exc}); synchronous searches (mode sync) still work", "",
-            headers={"Retry-After": "5"}))
+        return error_response(
+            APIError(
+                503,
+                "queue_unavailable",
+                f"the job queue is unavailable ({exc}); synchronous searches (mode sync) still work",
+                "",
+                headers={"Retry-After": "5"},
+            )
+        )
 
     api.register(app)
     app.register_blueprint(openapi.bp)

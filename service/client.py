@@ -1,10 +1,10 @@
 """A small Python client for the Kashgar AI HTTP API (standard library only).
 
-    from service.client import KashgarClient
-    api = KashgarClient("http://127.0.0.1:8000")
-    game = api.new_game(players=3, seed=1)
-    answer = api.suggest(game["state"], level="club")          # waits for async jobs
-    nxt = api.apply(game["state"], answer["decision_text"])
+from service.client import KashgarClient
+api = KashgarClient("http://127.0.0.1:8000")
+game = api.new_game(players=3, seed=1)
+answer = api.suggest(game["state"], level="club")          # waits for async jobs
+nxt = api.apply(game["state"], answer["decision_text"])
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ class JobFailed(Exception):
 
 
 class KashgarClient:
-    def __init__(self, base_url: str = "http://127.0.0.1:8000", timeout: float = 60.0,
-                 request_id: str | None = None) -> None:
+    def __init__(
+        self, base_url: str = "http://127.0.0.1:8000", timeout: float = 60.0, request_id: str | None = None
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.request_id = request_id
@@ -63,14 +64,24 @@ class KashgarClient:
         return status, payload
 
     # ---------------------------------------------------------------- search
-    def suggest(self, state: dict[str, Any], *, level: str | None = None, iterations: int | None = None,
-                time_ms: int | None = None, seed: int = 0, mode: str = "auto", parallel: int | None = None,
-                wait: bool = True, poll_interval: float = 0.2, wait_timeout: float | None = 3600.0) -> dict[str, Any]:
+    def suggest(
+        self,
+        state: dict[str, Any],
+        *,
+        level: str | None = None,
+        iterations: int | None = None,
+        time_ms: int | None = None,
+        seed: int = 0,
+        mode: str = "auto",
+        parallel: int | None = None,
+        wait: bool = True,
+        poll_interval: float = 0.2,
+        wait_timeout: float | None = 3600.0,
+    ) -> dict[str, Any]:
         """The suggestion for `state`. An async answer (202) is polled until the job ends when
         `wait`, else the 202 body (with `job_id`) is returned."""
         body: dict[str, Any] = {"state": state, "seed": seed, "mode": mode}
-        for key, value in (("level", level), ("iterations", iterations), ("time_ms", time_ms),
-                           ("parallel", parallel)):
+        for key, value in (("level", level), ("iterations", iterations), ("time_ms", time_ms), ("parallel", parallel)):
             if value is not None:
                 body[key] = value
         status, answer = self.request("POST", "/suggest", body)
@@ -98,8 +109,9 @@ class KashgarClient:
             time.sleep(poll_interval)
 
     # ----------------------------------------------------------------- rules
-    def new_game(self, players: int = 2, seed: int = 0, variant: Any = None,
-                 observer: int | None = None) -> dict[str, Any]:
+    def new_game(
+        self, players: int = 2, seed: int = 0, variant: Any = None, observer: int | None = None
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"players": players, "seed": seed, "variant": variant}
         if observer is not None:
             body["observer"] = observer
@@ -108,8 +120,9 @@ class KashgarClient:
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         return dict(self.request("POST", "/legal", {"state": state})[1])
 
-    def apply(self, state: dict[str, Any], decision: str | dict[str, Any],
-              observer: int | None = None) -> dict[str, Any]:
+    def apply(
+        self, state: dict[str, Any], decision: str | dict[str, Any], observer: int | None = None
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"state": state, "decision": decision}
         if observer is not None:
             body["observer"] = observer

@@ -60,8 +60,7 @@ class Settings:
     redis_timeout: float = 2.0
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None,
-                 overrides: Mapping[str, Any] | None = None) -> Settings:
+    def from_env(cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Defaults, then `KASHGAR_<NAME>` variables, then `overrides` (`NAME` or `name` keys)."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}

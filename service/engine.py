@@ -68,15 +68,15 @@ def parse_decision(game: Any, value: Any, prefix: str = "/decision") -> Any:
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         inner = getattr(exc, "pointer", None)
         ptr = join_pointer(prefix, inner) if isinstance(inner, str) else prefix
-        raise APIError(422, "invalid_decision", f"not a decision: {getattr(exc, 'message', None) or exc}",
-                       ptr) from None
+        raise APIError(
+            422, "invalid_decision", f"not a decision: {getattr(exc, 'message', None) or exc}", ptr
+        ) from None
     legal_now = game.legal()
     if d not in legal_now:
         if game.is_terminal:
             why = "the game is over"
         else:
-            why = f"legal now: {', '.join(str(x) for x in legal_now[:20])}" + (
-                " ..." if len(legal_now) > 20 else "")
+            why = f"legal now: {', '.join(str(x) for x in legal_now[:20])}" + (" ..." if len(legal_now) > 20 else "")
         raise APIError(422, "illegal_decision", f"{d} is not legal in this state ({why})", prefix)
     return d
 

@@ -37,9 +37,16 @@ def join_pointer(prefix: str, inner: str) -> str:
 class APIError(Exception):
     """An error answered as JSON with an HTTP status."""
 
-    def __init__(self, status: int, code: str, message: str, pointer: str = "",
-                 errors: Sequence[dict[str, str]] | None = None, location: str = "body",
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        pointer: str = "",
+        errors: Sequence[dict[str, str]] | None = None,
+        location: str = "body",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
@@ -67,8 +74,11 @@ _UNION_TAGS = ("str", "int", "float", "bool", "dict", "list", "none", "function-
 def _clean_loc(loc: Iterable[int | str]) -> list[int | str]:
     out: list[int | str] = []
     for token in loc:
-        if isinstance(token, str) and any(token.lower().startswith(tag) for tag in _UNION_TAGS) \
-                and ("[" in token or token.lower() in {"str", "int", "float", "bool", "none"}):
+        if (
+            isinstance(token, str)
+            and any(token.lower().startswith(tag) for tag in _UNION_TAGS)
+            and ("[" in token or token.lower() in {"str", "int", "float", "bool", "none"})
+        ):
             continue
         out.append(token)
     return out
@@ -95,13 +105,13 @@ def parse_json_body(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise APIError(400, "malformed_json", f"the body is not UTF-8: {exc.reason} at byte {exc.start}",
-                       "") from None
+        raise APIError(400, "malformed_json", f"the body is not UTF-8: {exc.reason} at byte {exc.start}", "") from None
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise APIError(400, "malformed_json",
-                       f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", "") from None
+        raise APIError(
+            400, "malformed_json", f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", ""
+        ) from None
     except (ValueError, RecursionError) as exc:
         raise APIError(400, "malformed_json", f"malformed JSON: {exc}", "") from None
 
@@ -133,8 +143,13 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Response:
         status = err.code or 500
-        codes = {400: "bad_request", 404: "not_found", 405: "method_not_allowed",
-                 413: "body_too_large", 415: "unsupported_media_type"}
+        codes = {
+            400: "bad_request",
+            404: "not_found",
+            405: "method_not_allowed",
+            413: "body_too_large",
+            415: "unsupported_media_type",
+        }
         message = err.description or err.name
         if status == 413:
             message = f"the request body is larger than {app.config.get('MAX_CONTENT_LENGTH')} bytes"
@@ -149,5 +164,4 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(Exception)
     def _unexpected(err: Exception) -> Response:
         log.exception("unhandled error: %s", err)
-        return error_response(APIError(500, "internal_error", "internal error; the request id is in the logs",
-                                       ""))
+        return error_response(APIError(500, "internal_error", "internal error; the request id is in the logs", ""))

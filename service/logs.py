@@ -43,8 +43,9 @@ def configure(level: str = "INFO", json_lines: bool = True) -> None:
     logger.setLevel(level.upper())
     if not any(getattr(h, "_kashgar", False) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(JsonFormatter() if json_lines else logging.Formatter(
-            "%(asctime)s %(levelname)s %(name)s %(message)s"))
+        handler.setFormatter(
+            JsonFormatter() if json_lines else logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s")
+        )
         handler._kashgar = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
         logger.propagate = False
@@ -71,7 +72,17 @@ def init_app(app: Flask) -> None:
         if rid:
             resp.headers["X-Request-ID"] = rid
         elapsed = (time.perf_counter() - getattr(g, "t0", time.perf_counter())) * 1000.0
-        access.info("%s %s %s", request.method, request.path, resp.status_code,
-                    extra={"method": request.method, "path": request.path, "status": resp.status_code,
-                           "duration_ms": round(elapsed, 3), "request_id": rid})
+        access.info(
+            "%s %s %s",
+            request.method,
+            request.path,
+            resp.status_code,
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "status": resp.status_code,
+                "duration_ms": round(elapsed, 3),
+                "request_id": rid,
+            },
+        )
         return resp

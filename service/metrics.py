@@ -23,16 +23,23 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
-        self.requests = Histogram("kashgar_http_request_duration_seconds", "HTTP request latency",
-                                  ["method", "route", "status"], buckets=LATENCY_BUCKETS, registry=r)
-        self.searches = Counter("kashgar_searches_total", "Searches served (sync) or submitted (async)",
-                                ["mode", "level"], registry=r)
-        self.iterations = Counter("kashgar_search_iterations_total", "Iterations of synchronous searches",
-                                  ["level"], registry=r)
-        self.search_seconds = Histogram("kashgar_search_duration_seconds", "Synchronous search time",
-                                        ["level"], buckets=LATENCY_BUCKETS, registry=r)
-        self.errors = Counter("kashgar_request_errors_total", "Error answers by code", ["status", "error"],
-                              registry=r)
+        self.requests = Histogram(
+            "kashgar_http_request_duration_seconds",
+            "HTTP request latency",
+            ["method", "route", "status"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.searches = Counter(
+            "kashgar_searches_total", "Searches served (sync) or submitted (async)", ["mode", "level"], registry=r
+        )
+        self.iterations = Counter(
+            "kashgar_search_iterations_total", "Iterations of synchronous searches", ["level"], registry=r
+        )
+        self.search_seconds = Histogram(
+            "kashgar_search_duration_seconds", "Synchronous search time", ["level"], buckets=LATENCY_BUCKETS, registry=r
+        )
+        self.errors = Counter("kashgar_request_errors_total", "Error answers by code", ["status", "error"], registry=r)
 
 
 class JobsCollector(Collector):
@@ -60,16 +67,16 @@ class JobsCollector(Collector):
         g1 = GaugeMetricFamily("kashgar_queue_depth", "Parts waiting for a worker", labels=["backend"])
         g1.add_metric([backend], depth)
         yield g1
-        g2 = GaugeMetricFamily("kashgar_jobs_active", "Jobs not yet finished, failed or cancelled",
-                               labels=["backend"])
+        g2 = GaugeMetricFamily("kashgar_jobs_active", "Jobs not yet finished, failed or cancelled", labels=["backend"])
         g2.add_metric([backend], active)
         yield g2
         c = CounterMetricFamily("kashgar_job_outcomes", "Jobs by outcome", labels=["backend", "outcome"])
         for outcome in ("finished", "failed", "cancelled"):
             c.add_metric([backend, outcome], stats.get(f"jobs_{outcome}", 0))
         yield c
-        r = CounterMetricFamily("kashgar_job_parts_retried", "Parts run again after their worker died",
-                                labels=["backend"])
+        r = CounterMetricFamily(
+            "kashgar_job_parts_retried", "Parts run again after their worker died", labels=["backend"]
+        )
         r.add_metric([backend], stats.get("parts_retried", 0))
         yield r
 
@@ -92,8 +99,7 @@ def init_app(app: Flask) -> None:
         t0 = getattr(g, "metrics_t0", None)
         if t0 is not None:
             route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-            metrics.requests.labels(request.method, route, str(resp.status_code)).observe(
-                time.perf_counter() - t0)
+            metrics.requests.labels(request.method, route, str(resp.status_code)).observe(time.perf_counter() - t0)
         return resp
 
 
@@ -101,8 +107,14 @@ bp = Blueprint("metrics", __name__)
 
 
 @bp.get("/metrics")
-@operation("/metrics", "get", summary="Prometheus metrics", tag="meta",
-           responses={200: ("Prometheus text exposition format.", None)}, content_type="text/plain")
+@operation(
+    "/metrics",
+    "get",
+    summary="Prometheus metrics",
+    tag="meta",
+    responses={200: ("Prometheus text exposition format.", None)},
+    content_type="text/plain",
+)
 def metrics_view() -> Response:
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
@@ -116,5 +128,4 @@ def metrics_view() -> Response:
     jobs_registry = CollectorRegistry(auto_describe=False)
     jobs_registry.register(app.extensions["kashgar_jobs_collector"])
     payload += generate_latest(jobs_registry)
-    return Response(payload, mimetype=CONTENT_TYPE_LATEST.split(";")[0],
-                    headers={"Content-Type": CONTENT_TYPE_LATEST})
+    return Response(payload, mimetype=CONTENT_TYPE_LATEST.split(";")[0], headers={"Content-Type": CONTENT_TYPE_LATEST})

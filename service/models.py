@@ -8,14 +8,20 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 #: Placeholder the OpenAPI builder replaces with `{"$ref": "#/components/schemas/State"}`.
 STATE_REF = {"type": "object", "x-kashgar-ref": "State"}
-DECISION_JSON = {"type": "object", "description": "A decision in JSON form, e.g. "
-                 '`{"kind": "select", "caravan": 0, "option": "a"}` (see docs/engine-api.md).',
-                 "required": ["kind"], "properties": {"kind": {"type": "string"}}}
+DECISION_JSON = {
+    "type": "object",
+    "description": "A decision in JSON form, e.g. "
+    '`{"kind": "select", "caravan": 0, "option": "a"}` (see docs/engine-api.md).',
+    "required": ["kind"],
+    "properties": {"kind": {"type": "string"}},
+}
 
 State = Annotated[dict[str, Any], WithJsonSchema(STATE_REF)]
 DecisionJSON = Annotated[dict[str, Any], WithJsonSchema(DECISION_JSON)]
-Seed = Annotated[int, Field(ge=0, le=(1 << 63) - 1, description="Seed of the search or game; same seed and "
-                            "inputs give the same answer.")]
+Seed = Annotated[
+    int,
+    Field(ge=0, le=(1 << 63) - 1, description="Seed of the search or game; same seed and inputs give the same answer."),
+]
 
 
 class Request(BaseModel):
@@ -35,19 +41,32 @@ class SuggestRequest(Request):
     """Ask for the decision to play in `state`."""
 
     state: State
-    level: Annotated[str | None, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$",
-                                       description="A level name from GET /levels.")] = None
-    iterations: Annotated[int | None, Field(ge=1, le=100_000_000,
-                                            description="Budget in search iterations (overrides the level's).")] = None
-    time_ms: Annotated[int | None, Field(ge=1, le=86_400_000,
-                                         description="Budget in milliseconds (overrides the level's).")] = None
+    level: Annotated[
+        str | None,
+        Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$", description="A level name from GET /levels."),
+    ] = None
+    iterations: Annotated[
+        int | None, Field(ge=1, le=100_000_000, description="Budget in search iterations (overrides the level's).")
+    ] = None
+    time_ms: Annotated[
+        int | None, Field(ge=1, le=86_400_000, description="Budget in milliseconds (overrides the level's).")
+    ] = None
     seed: Seed = 0
     mode: Literal["sync", "async", "auto"] = Field(
-        "auto", description="sync: answer now (bounded budgets); async: 202 and a job; auto: sync when the "
-        "budget is within the synchronous limits, else async.")
-    parallel: Annotated[int | None, Field(ge=1, le=64, description="Root-parallel parts of the search "
-                                          "(default: from the budget). Part of the inputs: same parallel, "
-                                          "same answer.")] = None
+        "auto",
+        description="sync: answer now (bounded budgets); async: 202 and a job; auto: sync when the "
+        "budget is within the synchronous limits, else async.",
+    )
+    parallel: Annotated[
+        int | None,
+        Field(
+            ge=1,
+            le=64,
+            description="Root-parallel parts of the search "
+            "(default: from the budget). Part of the inputs: same parallel, "
+            "same answer.",
+        ),
+    ] = None
 
 
 class NewGameRequest(Request):
@@ -55,14 +74,21 @@ class NewGameRequest(Request):
     seed: Seed = 0
     variant: Annotated[
         Literal["all"] | dict[str, Any] | None,
-        WithJsonSchema({"anyOf": [{"type": "null"}, {"const": "all"},
-                                  {"type": "object", "properties": {"additional": {
-                                      "type": "array", "items": {"type": "string"}}}}]},
-                       mode="validation"),
+        WithJsonSchema(
+            {
+                "anyOf": [
+                    {"type": "null"},
+                    {"const": "all"},
+                    {"type": "object", "properties": {"additional": {"type": "array", "items": {"type": "string"}}}},
+                ]
+            },
+            mode="validation",
+        ),
         Field(description='null (base game), "all" (every Cut-and-Thrust card) or {"additional": [slugs]}.'),
     ] = None
-    observer: Annotated[int | None, Field(ge=0, le=3, description="Return the view of this player instead "
-                                          "of the full (trusted) state.")] = None
+    observer: Annotated[
+        int | None, Field(ge=0, le=3, description="Return the view of this player instead of the full (trusted) state.")
+    ] = None
 
 
 class LegalRequest(Request):
@@ -71,11 +97,19 @@ class LegalRequest(Request):
 
 class ApplyRequest(Request):
     state: State
-    decision: Annotated[str | dict[str, Any], WithJsonSchema(
-        {"anyOf": [{"type": "string", "description": "canonical text, e.g. `c0:a`"}, DECISION_JSON]},
-        mode="validation")]
-    observer: Annotated[int | None, Field(ge=0, le=3, description="Return the view of this player "
-                                          "(default: the same observer as the given state).")] = None
+    decision: Annotated[
+        str | dict[str, Any],
+        WithJsonSchema(
+            {"anyOf": [{"type": "string", "description": "canonical text, e.g. `c0:a`"}, DECISION_JSON]},
+            mode="validation",
+        ),
+    ]
+    observer: Annotated[
+        int | None,
+        Field(
+            ge=0, le=3, description="Return the view of this player (default: the same observer as the given state)."
+        ),
+    ] = None
 
 
 # --------------------------------------------------------------------------------- responses
@@ -239,7 +273,7 @@ class ErrorBody(BaseModel):
 
     error: str
     message: str
-    pointer: str = Field(description="JSON pointer (RFC 6901) of the wrong field; \"\" is the whole body.")
+    pointer: str = Field(description='JSON pointer (RFC 6901) of the wrong field; "" is the whole body.')
     in_: Literal["body", "path", "query", "header"] = Field(alias="in")
     errors: list[ErrorItem]
     request_id: str | None = None

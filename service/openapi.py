@@ -47,15 +47,35 @@ class Operation:
 OPERATIONS: dict[tuple[str, str], Operation] = {}
 
 
-def operation(path: str, method: str, *, summary: str, tag: str, request: type[BaseModel] | None = None,
-              responses: dict[int, tuple[str, type[BaseModel] | None]] | None = None,
-              errors: tuple[int, ...] = (), parameters: list[dict[str, Any]] | None = None,
-              content_type: str = "application/json", description: str = "") -> Callable[[F], F]:
+def operation(
+    path: str,
+    method: str,
+    *,
+    summary: str,
+    tag: str,
+    request: type[BaseModel] | None = None,
+    responses: dict[int, tuple[str, type[BaseModel] | None]] | None = None,
+    errors: tuple[int, ...] = (),
+    parameters: list[dict[str, Any]] | None = None,
+    content_type: str = "application/json",
+    description: str = "",
+) -> Callable[[F], F]:
     """Declare a view's contract (documentation only; the view validates with the same models)."""
 
     def deco(fn: F) -> F:
-        op = Operation(path, method.lower(), fn.__name__, summary, tag, request, responses or {}, errors,
-                       parameters or [], content_type, description or (fn.__doc__ or "").strip())
+        op = Operation(
+            path,
+            method.lower(),
+            fn.__name__,
+            summary,
+            tag,
+            request,
+            responses or {},
+            errors,
+            parameters or [],
+            content_type,
+            description or (fn.__doc__ or "").strip(),
+        )
         OPERATIONS[(op.path, op.method)] = op
         return fn
 
@@ -68,8 +88,11 @@ def _openapi_path(path: str) -> str:
 
 def _state_schema() -> dict[str, Any]:
     """The engine's published state schema when it has one, else an open object."""
-    base: dict[str, Any] = {"type": "object", "description": "A game state (`kashgar/state@1`), full or one "
-                            "player's view; see docs/engine-api.md. Validated by the engine."}
+    base: dict[str, Any] = {
+        "type": "object",
+        "description": "A game state (`kashgar/state@1`), full or one "
+        "player's view; see docs/engine-api.md. Validated by the engine.",
+    }
     try:
         import engine_ext
 
@@ -103,8 +126,7 @@ def build_spec(server_url: str | None = None) -> dict[str, Any]:
     resp_models.add(models.ErrorBody)
     pairs: list[tuple[type[BaseModel], Any]] = [(m, "validation") for m in sorted(req_models, key=lambda m: m.__name__)]
     pairs += [(m, "serialization") for m in sorted(resp_models, key=lambda m: m.__name__)]
-    keymap, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}",
-                                      by_alias=True)
+    keymap, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}", by_alias=True)
     schemas: dict[str, Any] = _replace_refs(dict(defs.get("$defs", {})))
     schemas["State"] = _state_schema()
 
@@ -158,7 +180,7 @@ def build_spec(server_url: str | None = None) -> dict[str, Any]:
             "title": "Kashgar AI",
             "version": _version(),
             "description": "An AI opponent for Kashgar: Merchants of the Silk Road. POST the game as your "
-                           "player sees it to /suggest and get the move to play, with the reasons.",
+            "player sees it to /suggest and get the move to play, with the reasons.",
         },
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "paths": paths,
@@ -204,8 +226,13 @@ bp = Blueprint("openapi", __name__)
 
 
 @bp.get("/openapi.json")
-@operation("/openapi.json", "get", summary="This OpenAPI 3.1 document", tag="meta",
-           responses={200: ("The OpenAPI document.", None)})
+@operation(
+    "/openapi.json",
+    "get",
+    summary="This OpenAPI 3.1 document",
+    tag="meta",
+    responses={200: ("The OpenAPI document.", None)},
+)
 def openapi_json() -> Response:
     spec = current_app.extensions.get("kashgar_openapi")
     if spec is None:
@@ -215,8 +242,14 @@ def openapi_json() -> Response:
 
 
 @bp.get("/docs")
-@operation("/docs", "get", summary="Browsable API documentation", tag="meta",
-           responses={200: ("An HTML page.", None)}, content_type="text/html")
+@operation(
+    "/docs",
+    "get",
+    summary="Browsable API documentation",
+    tag="meta",
+    responses={200: ("An HTML page.", None)},
+    content_type="text/html",
+)
 def docs_page() -> Response:
     spec = current_app.extensions.get("kashgar_openapi") or build_spec()
     return Response(render_docs(spec), mimetype="text/html")
@@ -240,8 +273,10 @@ def render_docs(spec: dict[str, Any]) -> str:
     ]
     for path, methods in spec["paths"].items():
         for method, op in methods.items():
-            out.append(f"<details><summary><span class='m {esc(method)}'>{esc(method.upper())}</span>"
-                       f"<code>{esc(path)}</code> — {esc(op.get('summary', ''))}</summary>")
+            out.append(
+                f"<details><summary><span class='m {esc(method)}'>{esc(method.upper())}</span>"
+                f"<code>{esc(path)}</code> — {esc(op.get('summary', ''))}</summary>"
+            )
             if op.get("description"):
                 out.append(f"<p>{esc(op['description'])}</p>")
             body = op.get("requestBody", {}).get("content", {}).get("application/json")

@@ -74,12 +74,27 @@ def plan(spec: SearchSpec) -> list[PartSpec]:
     return [PartSpec(i, its[i], spec.time_ms, part_seed(spec.seed, i)) for i in range(n)]
 
 
-def run_part(spec: SearchSpec, part: PartSpec, *,
-             progress: Callable[[dict[str, Any]], None] | None = None,
-             should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
-    return dict(engine.finite(bots_suggest.analyse_state(
-        spec.state, level=spec.level, iterations=part.iterations, time_ms=part.time_ms,
-        seed=part.seed, workers=1, progress=progress, should_stop=should_stop)))
+def run_part(
+    spec: SearchSpec,
+    part: PartSpec,
+    *,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    return dict(
+        engine.finite(
+            bots_suggest.analyse_state(
+                spec.state,
+                level=spec.level,
+                iterations=part.iterations,
+                time_ms=part.time_ms,
+                seed=part.seed,
+                workers=1,
+                progress=progress,
+                should_stop=should_stop,
+            )
+        )
+    )
 
 
 def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:

@@ -83,16 +83,28 @@ def descendants(pid: int) -> list[int]:
 class Proc:
     """A child process in its own session, its output in a log file."""
 
-    def __init__(self, name: str, argv: list[str], env: Mapping[str, str] | None = None,
-                 cwd: str | Path | None = None, log_dir: str | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: list[str],
+        env: Mapping[str, str] | None = None,
+        cwd: str | Path | None = None,
+        log_dir: str | None = None,
+    ) -> None:
         self.name = name
         self.argv = argv
         self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="kashgar-proc-")) / f"{name}.log"
         full_env = dict(os.environ)
         full_env.update(env or {})
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
-        self.popen = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT, env=full_env,
-                                      cwd=str(cwd or REPO_ROOT), start_new_session=True)
+        self.popen = subprocess.Popen(
+            argv,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env=full_env,
+            cwd=str(cwd or REPO_ROOT),
+            start_new_session=True,
+        )
 
     @property
     def pid(self) -> int:
@@ -143,9 +155,25 @@ class RedisServer:
         exe = shutil.which("redis-server")
         if exe is None:
             raise RuntimeError("redis-server is not installed")
-        self.proc = Proc(f"redis-{self.port}", [exe, "--port", str(self.port), "--bind", "127.0.0.1",
-                                                "--save", "", "--appendonly", "no", "--dir", self.dir,
-                                                "--protected-mode", "no"], log_dir=self.log_dir)
+        self.proc = Proc(
+            f"redis-{self.port}",
+            [
+                exe,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                self.dir,
+                "--protected-mode",
+                "no",
+            ],
+            log_dir=self.log_dir,
+        )
         wait_until(self.ping, 10.0, what=f"redis-server on {self.port}")
         return self
 
@@ -170,8 +198,14 @@ class RedisServer:
 class Gunicorn:
     """gunicorn serving `service:create_app()` with the defaults of `kashgar serve`."""
 
-    def __init__(self, env: Mapping[str, str] | None = None, workers: int = 2, port: int | None = None,
-                 log_dir: str | None = None, extra_args: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        workers: int = 2,
+        port: int | None = None,
+        log_dir: str | None = None,
+        extra_args: list[str] | None = None,
+    ) -> None:
         self.port = port or free_port()
         self.env = dict(env or {})
         self.workers = workers
@@ -184,8 +218,19 @@ class Gunicorn:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> Gunicorn:
-        argv = [sys.executable, "-m", "kashgar_cli.main", "serve", "--host", "127.0.0.1",
-                "--port", str(self.port), "--workers", str(self.workers), *self.extra_args]
+        argv = [
+            sys.executable,
+            "-m",
+            "kashgar_cli.main",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(self.workers),
+            *self.extra_args,
+        ]
         self.proc = Proc(f"gunicorn-{self.port}", argv, env=self.env, log_dir=self.log_dir)
 
         def up() -> bool:
@@ -216,8 +261,14 @@ class Gunicorn:
 class Worker:
     """`kashgar worker` (an RQ worker that forks a work horse per part)."""
 
-    def __init__(self, redis_url: str, env: Mapping[str, str] | None = None, log_dir: str | None = None,
-                 name: str | None = None, extra_args: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        env: Mapping[str, str] | None = None,
+        log_dir: str | None = None,
+        name: str | None = None,
+        extra_args: list[str] | None = None,
+    ) -> None:
         self.redis_url = redis_url
         self.env = dict(env or {})
         self.env["KASHGAR_REDIS_URL"] = redis_url
@@ -227,8 +278,17 @@ class Worker:
         self.proc: Proc | None = None
 
     def start(self) -> Worker:
-        argv = [sys.executable, "-m", "kashgar_cli.main", "worker", "--url", self.redis_url,
-                "--name", self.name, *self.extra_args]
+        argv = [
+            sys.executable,
+            "-m",
+            "kashgar_cli.main",
+            "worker",
+            "--url",
+            self.redis_url,
+            "--name",
+            self.name,
+            *self.extra_args,
+        ]
         self.proc = Proc(f"worker-{self.name}", argv, env=self.env, log_dir=self.log_dir)
         return self
 
@@ -256,8 +316,9 @@ class Worker:
 
 
 @contextlib.contextmanager
-def stack(workers: int = 1, web_workers: int = 2, env: Mapping[str, str] | None = None,
-          log_dir: str | None = None) -> Iterator[tuple[RedisServer, Gunicorn, list[Worker]]]:
+def stack(
+    workers: int = 1, web_workers: int = 2, env: Mapping[str, str] | None = None, log_dir: str | None = None
+) -> Iterator[tuple[RedisServer, Gunicorn, list[Worker]]]:
     """redis-server + gunicorn (Redis mode) + `workers` RQ workers."""
     with RedisServer(log_dir=log_dir) as redis_server:
         full_env = dict(env or {})

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from service import create_app
 
@@ -28,26 +28,61 @@ TEST_CONFIG: dict[str, Any] = {
 VOLATILE = {"elapsed_ms", "request_id", "mode"}
 
 
+class Resp:
+    """A test response whose JSON body is typed `Any` (Flask's is Optional)."""
+
+    def __init__(self, r: TestResponse) -> None:
+        self.raw = r
+        self.status_code = r.status_code
+        self.headers = r.headers
+        self.data = r.data
+        self.is_json = r.is_json
+        self.json: Any = r.get_json(silent=True)
+
+    def get_data(self, as_text: bool = False) -> Any:
+        return self.raw.get_data(as_text=True) if as_text else self.raw.get_data()
+
+
+class Client:
+    def __init__(self, app: Flask) -> None:
+        self.c = app.test_client()
+
+    def get(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.get(*a, **kw))
+
+    def post(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.post(*a, **kw))
+
+    def put(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.put(*a, **kw))
+
+    def delete(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.delete(*a, **kw))
+
+
+FlaskClient = Client
+
+
 @pytest.fixture(scope="module")
 def app() -> Iterator[Flask]:
     yield create_app(TEST_CONFIG)
 
 
 @pytest.fixture()
-def client(app: Flask) -> FlaskClient:
-    return app.test_client()
+def client(app: Flask) -> Client:
+    return Client(app)
 
 
 @pytest.fixture(scope="module")
 def game(app: Flask) -> dict[str, Any]:
-    r = app.test_client().post("/games", json={"players": 2, "seed": 7})
+    r = Client(app).post("/games", json={"players": 2, "seed": 7})
     assert r.status_code == 200, r.json
     return r.json  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")
 def view(app: Flask) -> dict[str, Any]:
-    r = app.test_client().post("/games", json={"players": 2, "seed": 7, "observer": 0})
+    r = Client(app).post("/games", json={"players": 2, "seed": 7, "observer": 0})
     assert r.status_code == 200, r.json
     return r.json["state"]  # type: ignore[no-any-return]
 
@@ -109,8 +144,19 @@ def test_request_id_is_echoed(client: FlaskClient, view: dict[str, Any]) -> None
 def test_openapi_document(client: FlaskClient) -> None:
     spec = client.get("/openapi.json").json
     assert spec["openapi"].startswith("3.1")
-    for path in ("/suggest", "/jobs/{job_id}", "/games", "/legal", "/apply", "/levels", "/cards", "/healthz",
-                 "/readyz", "/metrics", "/openapi.json"):
+    for path in (
+        "/suggest",
+        "/jobs/{job_id}",
+        "/games",
+        "/legal",
+        "/apply",
+        "/levels",
+        "/cards",
+        "/healthz",
+        "/readyz",
+        "/metrics",
+        "/openapi.json",
+    ):
         assert path in spec["paths"], path
     assert set(spec["paths"]["/jobs/{job_id}"]) == {"get", "delete"}
     schema = spec["components"]["schemas"]["SuggestRequest"]
@@ -124,9 +170,14 @@ def test_openapi_document(client: FlaskClient) -> None:
 def test_metrics(client: FlaskClient, view: dict[str, Any]) -> None:
     client.post("/suggest", json={"state": view, "iterations": 20, "seed": 3})
     text = client.get("/metrics").get_data(as_text=True)
-    for name in ("kashgar_http_request_duration_seconds_bucket", "kashgar_searches_total",
-                 "kashgar_search_iterations_total", "kashgar_queue_depth", "kashgar_job_outcomes_total",
-                 "kashgar_queue_up"):
+    for name in (
+        "kashgar_http_request_duration_seconds_bucket",
+        "kashgar_searches_total",
+        "kashgar_search_iterations_total",
+        "kashgar_queue_depth",
+        "kashgar_job_outcomes_total",
+        "kashgar_queue_up",
+    ):
         assert name in text, name
 
 
@@ -143,8 +194,9 @@ def test_new_game_errors(client: FlaskClient) -> None:
     assert_error(client.post("/games", json={"players": 5}), 422, "/players")
     assert_error(client.post("/games", json={"players": "2"}), 422, "/players")
     assert_error(client.post("/games", json={"players": 2, "observer": 3}), 422, "/observer")
-    assert_error(client.post("/games", json={"players": 2, "variant": {"additional": ["no_such_card"]}}), 422,
-                 prefix="/variant")
+    assert_error(
+        client.post("/games", json={"players": 2, "variant": {"additional": ["no_such_card"]}}), 422, prefix="/variant"
+    )
     assert_error(client.post("/games", json={"players": 2, "colour": "red"}), 422, "/colour")
 
 
@@ -169,8 +221,9 @@ def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
     legal_texts = {d["text"] for d in game["legal"]}
     illegal = next(t for t in ("c3:a", "c2:b", "skip", "pay 9", "c0:part", "c1:part") if t not in legal_texts)
     assert_error(client.post("/apply", json={"state": game["state"], "decision": illegal}), 422, "/decision")
-    assert_error(client.post("/apply", json={"state": game["state"], "decision": "dance a jig"}), 422,
-                 prefix="/decision")
+    assert_error(
+        client.post("/apply", json={"state": game["state"], "decision": "dance a jig"}), 422, prefix="/decision"
+    )
     assert_error(client.post("/apply", json={"state": game["state"], "decision": 5}), 422, prefix="/decision")
     assert_error(client.post("/apply", json={"state": game["state"]}), 422, "/decision")
 
@@ -265,8 +318,7 @@ def test_suggest_validation(client: FlaskClient, view: dict[str, Any]) -> None:
     assert_error(client.post("/suggest", json={"state": view, "level": "grandmaster-9000"}), 422, "/level")
     assert_error(client.post("/suggest", json={"state": view, "level": 3}), 422, "/level")
     assert_error(client.post("/suggest", json={"state": view, "depth": 3}), 422, "/depth")
-    assert_error(client.post("/suggest", json={"state": view, "iterations": 5000, "mode": "sync"}), 422,
-                 "/iterations")
+    assert_error(client.post("/suggest", json={"state": view, "iterations": 5000, "mode": "sync"}), 422, "/iterations")
     assert_error(client.post("/suggest", json={"state": view, "time_ms": 5000, "mode": "sync"}), 422, "/time_ms")
     assert_error(client.post("/suggest", json={"state": view, "parallel": 65}), 422, "/parallel")
 

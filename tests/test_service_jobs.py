@@ -15,7 +15,7 @@ from rq import SimpleWorker
 import engine_ext
 from service import create_app, search
 from service.config import Settings
-from service.jobs import JobManager, RedisStore, SqliteStore, build_manager
+from service.jobs import JobManager, SqliteStore, build_manager
 from service.jobs.model import JobStatus, job_status
 from service.jobs.queue import EmbeddedQueue, RQQueue
 from service.testing import RedisServer, free_port
@@ -56,8 +56,7 @@ def state() -> dict[str, Any]:
 
 
 def spec_of(state: dict[str, Any], iterations: int = 120, seed: int = 9, parallel: int = 2) -> search.SearchSpec:
-    return search.SearchSpec(state=state, level=None, iterations=iterations, time_ms=None, seed=seed,
-                             parallel=parallel)
+    return search.SearchSpec(state=state, level=None, iterations=iterations, time_ms=None, seed=seed, parallel=parallel)
 
 
 def stable(answer: dict[str, Any]) -> dict[str, Any]:
@@ -66,8 +65,7 @@ def stable(answer: dict[str, Any]) -> dict[str, Any]:
 
 def burst(settings: Settings, manager: JobManager) -> None:
     assert isinstance(manager.queue, RQQueue)
-    SimpleWorker([settings.queue_name], connection=manager.queue.connection).work(burst=True,
-                                                                               logging_level="WARNING")
+    SimpleWorker([settings.queue_name], connection=manager.queue.connection).work(burst=True, logging_level="WARNING")
 
 
 # ----------------------------------------------------------------------------- plans
@@ -131,8 +129,9 @@ def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state:
     rec = manager.submit(spec_of(state, parallel=1), None)
     manager.queue.rq_queue.empty()  # type: ignore[attr-defined]
     stale = manager.store.now() - 60
-    manager.store.update(rec["id"], lambda r: r["parts"][0].update(status="started", heartbeat_at=stale,
-                                                                   started_at=stale))
+    manager.store.update(
+        rec["id"], lambda r: r["parts"][0].update(status="started", heartbeat_at=stale, started_at=stale)
+    )
     done = manager.get(rec["id"])
     assert done is not None and job_status(done) == JobStatus.FAILED
     assert "gave up after 1 attempt" in done["parts"][0]["error"]
@@ -153,8 +152,9 @@ def test_redis_cancel_before_start(settings: Settings, state: dict[str, Any]) ->
     assert again is not None and again[0] is False
 
 
-def test_redis_results_expire(env: dict[str, str], redis_server: RedisServer, state: dict[str, Any],
-                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_redis_results_expire(
+    env: dict[str, str], redis_server: RedisServer, state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KASHGAR_RESULT_TTL", "1")  # the worker that finishes the job reads it
     s = Settings.from_env(overrides={"redis_url": redis_server.url, "result_ttl": 1})
     manager = build_manager(s)
@@ -166,18 +166,26 @@ def test_redis_results_expire(env: dict[str, str], redis_server: RedisServer, st
 
 
 def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, Any]) -> None:
-    app = create_app({"redis_url": f"redis://127.0.0.1:{free_port()}/0", "redis_timeout": 0.5,
-                      "sync_max_iterations": 200, "log_level": "ERROR"})
+    app = create_app(
+        {
+            "redis_url": f"redis://127.0.0.1:{free_port()}/0",
+            "redis_timeout": 0.5,
+            "sync_max_iterations": 200,
+            "log_level": "ERROR",
+        }
+    )
     c = app.test_client()
     t0 = time.monotonic()
     r = c.post("/suggest", json={"state": state, "iterations": 50, "mode": "async"})
-    assert r.status_code == 503 and r.json["error"] == "queue_unavailable", r.json
+    body: Any = r.get_json()
+    assert r.status_code == 503 and body["error"] == "queue_unavailable", body
     assert r.headers["Retry-After"]
     assert c.post("/suggest", json={"state": state, "iterations": 500}).status_code == 503  # auto -> async
     assert c.get("/jobs/" + "a" * 32).status_code == 503
     assert time.monotonic() - t0 < 10
     r = c.post("/suggest", json={"state": state, "iterations": 50, "mode": "sync"})
-    assert r.status_code == 200 and r.json["iterations"] == 50
+    body = r.get_json()
+    assert r.status_code == 200 and body["iterations"] == 50
     assert c.get("/readyz").status_code == 503
     assert c.get("/healthz").status_code == 200
     metrics = c.get("/metrics")
@@ -187,8 +195,9 @@ def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, A
 # ---------------------------------------------------------------------------- embedded
 
 
-def test_embedded_store_reaps_parts_of_a_dead_process(env: dict[str, str], tmp_path: Any,
-                                                      state: dict[str, Any]) -> None:
+def test_embedded_store_reaps_parts_of_a_dead_process(
+    env: dict[str, str], tmp_path: Any, state: dict[str, Any]
+) -> None:
     s = Settings.from_env(overrides={"max_attempts": 2})
     store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
     queue = EmbeddedQueue(store, s)
@@ -241,8 +250,10 @@ def test_embedded_progress_then_cancel(env: dict[str, str], tmp_path: Any, state
 
 
 def test_settings_from_env() -> None:
-    s = Settings.from_env({"KASHGAR_SYNC_MAX_MS": "750", "KASHGAR_LOG_JSON": "false",
-                           "KASHGAR_HEARTBEAT_TIMEOUT": "2.5"}, {"RESULT_TTL": 5})
+    s = Settings.from_env(
+        {"KASHGAR_SYNC_MAX_MS": "750", "KASHGAR_LOG_JSON": "false", "KASHGAR_HEARTBEAT_TIMEOUT": "2.5"},
+        {"RESULT_TTL": 5},
+    )
     assert (s.sync_max_ms, s.log_json, s.heartbeat_timeout, s.result_ttl) == (750, False, 2.5, 5)
     with pytest.raises(ValueError, match="KASHGAR_SYNC_MAX_MS"):
         Settings.from_env({"KASHGAR_SYNC_MAX_MS": "lots"})

@@ -12,10 +12,22 @@ bp = Blueprint("cards", __name__)
 
 
 @bp.get("/cards")
-@operation("/cards", "get", summary="Card data", tag="rules",
-           responses={200: ("Every person card and contract (slugs, decks, VP, actions).", CardsResponse)})
+@operation(
+    "/cards",
+    "get",
+    summary="Card data",
+    tag="rules",
+    responses={200: ("Every person card and contract (slugs, decks, VP, actions).", CardsResponse)},
+)
 def cards() -> Response:
     """The card and contract data loaded by the engine (engine_ext/data/cards.toml)."""
     data = engine.cards()
-    return jsonify(engine.finite({"cards": data["cards"], "contracts": data["contracts"],
-                                  "count": len(data["cards"]) + len(data["contracts"])}))
+    return jsonify(
+        engine.finite(
+            {
+                "cards": data["cards"],
+                "contracts": data["contracts"],
+                "count": len(data["cards"]) + len(data["contracts"]),
+            }
+        )
+    )

@@ -13,9 +13,13 @@ from ..jobs import JobManager
 
 M = TypeVar("M", bound=BaseModel)
 
-JOB_ID_PARAM = {"name": "job_id", "in": "path", "required": True,
-                "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-                "description": "The job id a 202 from POST /suggest returned."}
+JOB_ID_PARAM = {
+    "name": "job_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
+    "description": "The job id a 202 from POST /suggest returned.",
+}
 
 
 def read_body(model: type[M]) -> M:

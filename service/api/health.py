@@ -15,14 +15,20 @@ bp = Blueprint("health", __name__)
 @bp.get("/healthz")
 @operation("/healthz", "get", summary="Liveness", tag="meta", responses={200: ("Alive.", Health)})
 def healthz() -> Response:
-    return jsonify({"status": "ok", "version": _version(), "compiled": engine.compiled(),
-                    "backend": manager().backend})
+    return jsonify({"status": "ok", "version": _version(), "compiled": engine.compiled(), "backend": manager().backend})
 
 
 @bp.get("/readyz")
-@operation("/readyz", "get", summary="Readiness", tag="meta",
-           responses={200: ("Ready: the engine loads and the job queue answers.", Ready),
-                      503: ("Not ready (Redis unreachable when configured).", Ready)})
+@operation(
+    "/readyz",
+    "get",
+    summary="Readiness",
+    tag="meta",
+    responses={
+        200: ("Ready: the engine loads and the job queue answers.", Ready),
+        503: ("Not ready (Redis unreachable when configured).", Ready),
+    },
+)
 def readyz() -> tuple[Response, int]:
     checks: dict[str, str] = {}
     ok = True

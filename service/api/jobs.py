@@ -23,9 +23,17 @@ def view(rec: Record, backend: str) -> dict[str, Any]:
     parts = []
     for p in rec["parts"]:
         src = p.get("result") or p.get("progress") or {}
-        parts.append({"index": p["index"], "status": p["status"], "attempt": p["attempt"],
-                      "worker": p.get("worker"), "iterations": int(src.get("iterations", 0) or 0),
-                      "error": p.get("error"), "history": p.get("history", [])})
+        parts.append(
+            {
+                "index": p["index"],
+                "status": p["status"],
+                "attempt": p["attempt"],
+                "worker": p.get("worker"),
+                "iterations": int(src.get("iterations", 0) or 0),
+                "error": p.get("error"),
+                "history": p.get("history", []),
+            }
+        )
     errors = [p["error"] for p in rec["parts"] if p["status"] == "failed" and p.get("error")]
     return {
         "job_id": rec["id"],
@@ -53,8 +61,15 @@ def _load(job_id: str) -> Record:
 
 
 @bp.get("/jobs/<job_id>")
-@operation("/jobs/<job_id>", "get", summary="Status, progress and result of a search job", tag="search",
-           parameters=[JOB_ID_PARAM], responses={200: ("The job.", JobView)}, errors=(404, 503))
+@operation(
+    "/jobs/<job_id>",
+    "get",
+    summary="Status, progress and result of a search job",
+    tag="search",
+    parameters=[JOB_ID_PARAM],
+    responses={200: ("The job.", JobView)},
+    errors=(404, 503),
+)
 def get_job(job_id: str) -> Response:
     """Status (queued, started, finished, failed, cancelled), progress while it runs (iterations so
     far, current best decision), and the result when finished. Parts whose worker died are retried
@@ -63,9 +78,15 @@ def get_job(job_id: str) -> Response:
 
 
 @bp.delete("/jobs/<job_id>")
-@operation("/jobs/<job_id>", "delete", summary="Cancel a search job", tag="search",
-           parameters=[JOB_ID_PARAM], responses={200: ("The job, now cancelled.", JobView)},
-           errors=(404, 409, 503))
+@operation(
+    "/jobs/<job_id>",
+    "delete",
+    summary="Cancel a search job",
+    tag="search",
+    parameters=[JOB_ID_PARAM],
+    responses={200: ("The job, now cancelled.", JobView)},
+    errors=(404, 409, 503),
+)
 def cancel_job(job_id: str) -> Response:
     """Stop a queued or running job; a running search stops at its next check and the job keeps
     what it found (`result.partial`). 409 when the job already finished or failed."""
@@ -75,6 +96,7 @@ def cancel_job(job_id: str) -> Response:
         raise not_found(f"no job {job_id!r}", "/job_id")
     changed, rec = out
     if not changed:
-        raise APIError(409, "job_already_done", f"job {job_id} is already {job_status(rec).value}", "/job_id",
-                       location="path")
+        raise APIError(
+            409, "job_already_done", f"job {job_id} is already {job_status(rec).value}", "/job_id", location="path"
+        )
     return jsonify(view(rec, manager().backend))

@@ -24,8 +24,14 @@ def _to_json(game: Any, observer: int | None, ptr: str) -> dict[str, Any]:
 
 
 @bp.post("/games")
-@operation("/games", "post", summary="A new game", tag="rules", request=NewGameRequest,
-           responses={200: ("The initial state and its legal decisions.", GameResponse)})
+@operation(
+    "/games",
+    "post",
+    summary="A new game",
+    tag="rules",
+    request=NewGameRequest,
+    responses={200: ("The initial state and its legal decisions.", GameResponse)},
+)
 def new_game() -> Response:
     """Set up a game from the player count, seed and variant. The full (trusted) state, or the
     view of `observer`."""
@@ -34,12 +40,12 @@ def new_game() -> Response:
     if isinstance(variant, dict):
         extra = set(variant) - {"additional"}
         if extra:
-            raise APIError(422, "validation_error", f"unknown variant field {sorted(extra)[0]!r}",
-                           f"/variant/{sorted(extra)[0]}")
+            raise APIError(
+                422, "validation_error", f"unknown variant field {sorted(extra)[0]!r}", f"/variant/{sorted(extra)[0]}"
+            )
         adds = variant.get("additional", [])
         if not isinstance(adds, list) or not all(isinstance(a, str) for a in adds):
-            raise APIError(422, "validation_error", "additional must be a list of card slugs",
-                           "/variant/additional")
+            raise APIError(422, "validation_error", "additional must be a list of card slugs", "/variant/additional")
     game = engine.new_game(req.players, req.seed, variant)
     body = engine.game_summary(game)
     body["state"] = _to_json(game, req.observer, "/observer")
@@ -48,8 +54,14 @@ def new_game() -> Response:
 
 
 @bp.post("/legal")
-@operation("/legal", "post", summary="Legal decisions of a state", tag="rules", request=LegalRequest,
-           responses={200: ("The decisions the player to move may take.", LegalResponse)})
+@operation(
+    "/legal",
+    "post",
+    summary="Legal decisions of a state",
+    tag="rules",
+    request=LegalRequest,
+    responses={200: ("The decisions the player to move may take.", LegalResponse)},
+)
 def legal() -> Response:
     """Every legal decision of the player to move (empty when the game is over)."""
     req = read_body(LegalRequest)
@@ -61,8 +73,14 @@ def legal() -> Response:
 
 
 @bp.post("/apply")
-@operation("/apply", "post", summary="Apply a decision", tag="rules", request=ApplyRequest,
-           responses={200: ("The next state and what happened.", ApplyResponse)})
+@operation(
+    "/apply",
+    "post",
+    summary="Apply a decision",
+    tag="rules",
+    request=ApplyRequest,
+    responses={200: ("The next state and what happened.", ApplyResponse)},
+)
 def apply() -> Response:
     """Apply one legal decision and return the next state (the same view as given unless
     `observer` says otherwise), the events and the next legal decisions."""

@@ -37,16 +37,28 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
         raise APIError(422, "budget_out_of_range", f"time_ms must be at most {cfg.max_ms}", "/time_ms")
     if req.parallel is not None and req.parallel > cfg.max_parts:
         raise APIError(422, "budget_out_of_range", f"parallel must be at most {cfg.max_parts}", "/parallel")
-    fits_sync = (iterations is None or iterations <= cfg.sync_max_iterations) and \
-                (time_ms is None or time_ms <= cfg.sync_max_ms)
+    fits_sync = (iterations is None or iterations <= cfg.sync_max_iterations) and (
+        time_ms is None or time_ms <= cfg.sync_max_ms
+    )
     mode = req.mode
     if mode == "sync" and not fits_sync:
         over_it = iterations is not None and iterations > cfg.sync_max_iterations
-        field = "iterations" if over_it and req.iterations is not None else \
-            "time_ms" if req.time_ms is not None else "iterations" if req.iterations is not None else "level"
+        field = (
+            "iterations"
+            if over_it and req.iterations is not None
+            else "time_ms"
+            if req.time_ms is not None
+            else "iterations"
+            if req.iterations is not None
+            else "level"
+        )
         limit = f"{cfg.sync_max_iterations} iterations and {cfg.sync_max_ms} ms"
-        raise APIError(422, "budget_too_large_for_sync",
-                       f"a synchronous search is limited to {limit}; use mode async or auto", "/" + field)
+        raise APIError(
+            422,
+            "budget_too_large_for_sync",
+            f"a synchronous search is limited to {limit}; use mode async or auto",
+            "/" + field,
+        )
     if mode == "auto":
         mode = "sync" if fits_sync else "async"
     game = engine.load_game(req.state, "/state")
@@ -55,17 +67,25 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
     if not game.legal():
         raise APIError(422, "no_decision", "no legal decision in this state", "/state")
     parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async")
-    spec = search.SearchSpec(state=req.state, level=level, iterations=iterations, time_ms=time_ms,
-                             seed=req.seed, parallel=parallel)
+    spec = search.SearchSpec(
+        state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
+    )
     return spec, mode
 
 
 @bp.post("/suggest")
-@operation("/suggest", "post", summary="The decision to play in a state", tag="search",
-           request=SuggestRequest,
-           responses={200: ("The suggestion (synchronous search).", SuggestResponse),
-                      202: ("Accepted as a job; poll status_url.", JobAccepted)},
-           errors=(503,))
+@operation(
+    "/suggest",
+    "post",
+    summary="The decision to play in a state",
+    tag="search",
+    request=SuggestRequest,
+    responses={
+        200: ("The suggestion (synchronous search).", SuggestResponse),
+        202: ("Accepted as a job; poll status_url.", JobAccepted),
+    },
+    errors=(503,),
+)
 def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     """Search the given state (a player's view, any decision point, mid-turn included) and answer
     the decision with its alternatives. Same seed and inputs, same answer."""
@@ -79,8 +99,12 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
             answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             ptr = getattr(exc, "pointer", None)
-            raise APIError(422, "search_rejected_state", f"the search cannot run on this state: {exc}",
-                           "/state" + (ptr if isinstance(ptr, str) else "")) from None
+            raise APIError(
+                422,
+                "search_rejected_state",
+                f"the search cannot run on this state: {exc}",
+                "/state" + (ptr if isinstance(ptr, str) else ""),
+            ) from None
         m.searches.labels("sync", label).inc()
         m.iterations.labels(label).inc(int(answer.get("iterations", 0)))
         m.search_seconds.labels(label).observe(time.perf_counter() - t0)
@@ -91,8 +115,15 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     rec = manager().submit(spec, request_id())  # StoreUnavailable -> 503
     m.searches.labels("async", label).inc()
     url = url_for("jobs.get_job", job_id=rec["id"])
-    body = {"job_id": rec["id"], "status": "queued", "status_url": url, "parts": len(rec["parts"]),
-            "backend": manager().backend, "request_id": request_id(), "mode": "async"}
+    body = {
+        "job_id": rec["id"],
+        "status": "queued",
+        "status_url": url,
+        "parts": len(rec["parts"]),
+        "backend": manager().backend,
+        "request_id": request_id(),
+        "mode": "async",
+    }
     return jsonify(body), 202, {"Location": url}
 
 

@@ -5,5 +5,4 @@ from .manager import JobManager, build_manager
 from .model import JobStatus
 from .store import JobStore, RedisStore, SqliteStore, StoreUnavailable
 
-__all__ = ["JobManager", "JobStatus", "JobStore", "RedisStore", "SqliteStore", "StoreUnavailable",
-           "build_manager"]
+__all__ = ["JobManager", "JobStatus", "JobStore", "RedisStore", "SqliteStore", "StoreUnavailable", "build_manager"]

@@ -91,8 +91,9 @@ class JobManager:
     def reap(self, rec: Record) -> Record | None:
         """Retry (or fail, after `max_attempts`) the parts whose worker died."""
         now = self.store.now()
-        suspects = [(p["index"], p["attempt"], why) for p in rec["parts"]
-                    if (why := self._dead_reason(p, now)) is not None]
+        suspects = [
+            (p["index"], p["attempt"], why) for p in rec["parts"] if (why := self._dead_reason(p, now)) is not None
+        ]
         if not suspects:
             return rec
         requeue: list[tuple[int, int]] = []
@@ -107,12 +108,23 @@ class JobManager:
                 if r.get("cancel_requested"):
                     p.update(status=JobStatus.CANCELLED.value, finished_at=now, error=why)
                 elif attempt < self.settings.max_attempts:
-                    p.update(status=JobStatus.QUEUED.value, attempt=attempt + 1, owner=self.queue.owner(),
-                             worker=None, started_at=None, heartbeat_at=None, queued_at=now, progress={})
+                    p.update(
+                        status=JobStatus.QUEUED.value,
+                        attempt=attempt + 1,
+                        owner=self.queue.owner(),
+                        worker=None,
+                        started_at=None,
+                        heartbeat_at=None,
+                        queued_at=now,
+                        progress={},
+                    )
                     again.append((index, attempt + 1))
                 else:
-                    p.update(status=JobStatus.FAILED.value, finished_at=now,
-                             error=f"{why}; gave up after {attempt} attempt(s)")
+                    p.update(
+                        status=JobStatus.FAILED.value,
+                        finished_at=now,
+                        error=f"{why}; gave up after {attempt} attempt(s)",
+                    )
             return again
 
         out = self.store.update(rec["id"], go)

@@ -29,8 +29,9 @@ TERMINAL = {JobStatus.FINISHED.value, JobStatus.FAILED.value, JobStatus.CANCELLE
 Record = dict[str, Any]
 
 
-def new_record(job_id: str, spec: dict[str, Any], n_parts: int, now: float, request_id: str | None,
-               owner: str | None) -> Record:
+def new_record(
+    job_id: str, spec: dict[str, Any], n_parts: int, now: float, request_id: str | None, owner: str | None
+) -> Record:
     return {
         "id": job_id,
         "created_at": now,

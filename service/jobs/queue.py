@@ -67,8 +67,7 @@ class EmbeddedQueue(JobQueue):
                 self._pid = os.getpid()
             self._threads = [t for t in self._threads if t.is_alive()]
             while len(self._threads) < max(1, self.settings.embedded_threads):
-                t = threading.Thread(target=self._loop, name=f"kashgar-embedded-{len(self._threads)}",
-                                     daemon=True)
+                t = threading.Thread(target=self._loop, name=f"kashgar-embedded-{len(self._threads)}", daemon=True)
                 t.start()
                 self._threads.append(t)
 
@@ -132,9 +131,14 @@ class RQQueue(JobQueue):
 
         try:
             self.rq_queue.enqueue_call(
-                TASK, args=(job_id, index, attempt), job_id=self.rq_job_id(job_id, index, attempt),
-                timeout=timeout_s or self.settings.job_ttl, result_ttl=0,
-                failure_ttl=self.settings.result_ttl, description=f"kashgar search {job_id} part {index}")
+                TASK,
+                args=(job_id, index, attempt),
+                job_id=self.rq_job_id(job_id, index, attempt),
+                timeout=timeout_s or self.settings.job_ttl,
+                result_ttl=0,
+                failure_ttl=self.settings.result_ttl,
+                description=f"kashgar search {job_id} part {index}",
+            )
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
 
@@ -169,5 +173,10 @@ def redis_connection(url: str, timeout: float | None = 2.0, connect_timeout: flo
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    return redis.Redis.from_url(url, socket_connect_timeout=connect_timeout, socket_timeout=timeout,
-                                retry=Retry(NoBackoff(), 0), health_check_interval=0)
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=connect_timeout,
+        socket_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        health_check_interval=0,
+    )

@@ -22,8 +22,9 @@ def process_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def execute_part(store: JobStore, settings: Settings, job_id: str, index: int, attempt: int,
-                 worker: str | None = None) -> str:
+def execute_part(
+    store: JobStore, settings: Settings, job_id: str, index: int, attempt: int, worker: str | None = None
+) -> str:
     """Run part `index` (attempt `attempt`) of job `job_id`. Returns what happened: `finished`,
     `failed`, `cancelled`, `stale` (the part was given to someone else), `lost` or `missing`."""
     worker = worker or process_id()
@@ -47,8 +48,16 @@ def execute_part(store: JobStore, settings: Settings, job_id: str, index: int, a
         if verdict == "cancelled":
             maybe_merge(store, job_id)
         return verdict
-    log.info("part started", extra={"job_id": job_id, "part": index, "attempt": attempt,
-                                     "request_id": rec.get("request_id"), "worker": worker})
+    log.info(
+        "part started",
+        extra={
+            "job_id": job_id,
+            "part": index,
+            "attempt": attempt,
+            "request_id": rec.get("request_id"),
+            "worker": worker,
+        },
+    )
     spec = search.SearchSpec.from_dict(rec["spec"])
     part = search.plan(spec)[index]
 
@@ -94,8 +103,9 @@ def execute_part(store: JobStore, settings: Settings, job_id: str, index: int, a
     result: dict[str, Any] | None = None
     error: str | None = None
     try:
-        result = search.run_part(spec, part, progress=on_progress,
-                                 should_stop=lambda: cancelled.is_set() or lost.is_set())
+        result = search.run_part(
+            spec, part, progress=on_progress, should_stop=lambda: cancelled.is_set() or lost.is_set()
+        )
     except Exception as exc:  # noqa: BLE001 - the search's failure is the job's failure, never lost
         error = f"{exc.__class__.__name__}: {exc}"
         log.exception("part failed", extra={"job_id": job_id, "part": index, "attempt": attempt})
@@ -125,9 +135,17 @@ def execute_part(store: JobStore, settings: Settings, job_id: str, index: int, a
     if finished is None:
         return "missing"
     outcome, rec = finished
-    log.info("part %s", outcome, extra={"job_id": job_id, "part": index, "attempt": attempt,
-                                         "request_id": rec.get("request_id"),
-                                         "elapsed_ms": round((t1 - t0) * 1000, 1)})
+    log.info(
+        "part %s",
+        outcome,
+        extra={
+            "job_id": job_id,
+            "part": index,
+            "attempt": attempt,
+            "request_id": rec.get("request_id"),
+            "elapsed_ms": round((t1 - t0) * 1000, 1),
+        },
+    )
     if all_parts_done(rec):
         maybe_merge(store, job_id)
     return outcome
@@ -150,8 +168,9 @@ def maybe_merge(store: JobStore, job_id: str) -> Record | None:
             merged = search.combine(spec, results)
             if rec.get("cancel_requested"):
                 merged["partial"] = True
-            merged["elapsed_ms"] = round(max((p.get("finished_at") or 0) for p in rec["parts"]) * 1000
-                                         - rec["created_at"] * 1000, 3)
+            merged["elapsed_ms"] = round(
+                max((p.get("finished_at") or 0) for p in rec["parts"]) * 1000 - rec["created_at"] * 1000, 3
+            )
         except Exception as exc:  # noqa: BLE001
             error = f"merge failed: {exc.__class__.__name__}: {exc}"
             log.exception("merge failed", extra={"job_id": job_id})

@@ -73,8 +73,7 @@ class RedisStore(JobStore):
     """Keys: `<prefix>:job:<id>` (the record as JSON), `<prefix>:jobs:active` (set of unfinished
     job ids), `<prefix>:stats` (hash of outcome counters)."""
 
-    def __init__(self, connection: Any, prefix: str = "kashgar", result_ttl: int = 3600,
-                 job_ttl: int = 86400) -> None:
+    def __init__(self, connection: Any, prefix: str = "kashgar", result_ttl: int = 3600, job_ttl: int = 86400) -> None:
         super().__init__(result_ttl, job_ttl)
         self.connection = connection
         self.prefix = prefix
@@ -177,8 +176,10 @@ class SqliteStore(JobStore):
         self._local = threading.local()
         self._last_purge = 0.0
         with self._tx() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, doc TEXT NOT NULL, "
-                       "expires_at REAL NOT NULL, active INTEGER NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, doc TEXT NOT NULL, "
+                "expires_at REAL NOT NULL, active INTEGER NOT NULL)"
+            )
             db.execute("CREATE TABLE IF NOT EXISTS stats (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
 
     def _db(self) -> sqlite3.Connection:
@@ -220,12 +221,15 @@ class SqliteStore(JobStore):
         now = self.now()
         with self._tx() as db:
             self._purge(db, now)
-            db.execute("INSERT INTO jobs (id, doc, expires_at, active) VALUES (?, ?, ?, 1)",
-                       (rec["id"], json.dumps(rec), now + self.job_ttl))
+            db.execute(
+                "INSERT INTO jobs (id, doc, expires_at, active) VALUES (?, ?, ?, 1)",
+                (rec["id"], json.dumps(rec), now + self.job_ttl),
+            )
 
     def load(self, job_id: str) -> Record | None:
-        row = self._db().execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?",
-                                 (job_id, self.now())).fetchone()
+        row = (
+            self._db().execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?", (job_id, self.now())).fetchone()
+        )
         return None if row is None else json.loads(row[0])
 
     def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
@@ -239,22 +243,30 @@ class SqliteStore(JobStore):
             ret = fn(rec)
             outcome = self._transition(before, rec)
             if outcome:
-                db.execute("UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
-                           (json.dumps(rec), now + self.result_ttl, job_id))
+                db.execute(
+                    "UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
+                    (json.dumps(rec), now + self.result_ttl, job_id),
+                )
                 self._incr(db, f"jobs_{outcome}", 1)
             else:
                 db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(rec), job_id))
             return ret, rec
 
     def active_ids(self) -> list[str]:
-        rows = self._db().execute("SELECT id FROM jobs WHERE active = 1 AND expires_at >= ? ORDER BY id",
-                                  (self.now(),)).fetchall()
+        rows = (
+            self._db()
+            .execute("SELECT id FROM jobs WHERE active = 1 AND expires_at >= ? ORDER BY id", (self.now(),))
+            .fetchall()
+        )
         return [r[0] for r in rows]
 
     @staticmethod
     def _incr(db: sqlite3.Connection, name: str, n: int) -> None:
-        db.execute("INSERT INTO stats (name, value) VALUES (?, ?) "
-                   "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value", (name, n))
+        db.execute(
+            "INSERT INTO stats (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+            (name, n),
+        )
 
     def incr_stat(self, name: str, n: int = 1) -> None:
         with self._tx() as db:

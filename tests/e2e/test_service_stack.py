@@ -58,8 +58,9 @@ def test_async_job_equals_sync_search(redis_stack: Any, state: dict[str, Any]) -
     assert status == 202 and accepted["backend"] == "redis" and accepted["parts"] == 3, accepted
     job = poll(web.url + accepted["status_url"], lambda j: j["status"] in TERMINAL)
     assert job["status"] == "finished", job
-    assert {k: v for k, v in job["result"].items() if k not in VOLATILE} == \
-        {k: v for k, v in sync.items() if k not in VOLATILE}
+    assert {k: v for k, v in job["result"].items() if k not in VOLATILE} == {
+        k: v for k, v in sync.items() if k not in VOLATILE
+    }
     status, ready = http_json("GET", web.url + "/readyz")
     assert status == 200 and ready["checks"]["queue"] == "ok"
     status, text = http_json("GET", web.url + "/metrics")
@@ -68,8 +69,9 @@ def test_async_job_equals_sync_search(redis_stack: Any, state: dict[str, Any]) -
 
 def test_worker_killed_mid_job(redis_stack: Any, state: dict[str, Any]) -> None:
     redis_server, web, workers = redis_stack
-    status, accepted = http_json("POST", web.url + "/suggest",
-                                 {"state": state, "time_ms": 2500, "seed": 3, "parallel": 1, "mode": "async"})
+    status, accepted = http_json(
+        "POST", web.url + "/suggest", {"state": state, "time_ms": 2500, "seed": 3, "parallel": 1, "mode": "async"}
+    )
     assert status == 202, accepted
     url = web.url + accepted["status_url"]
     running = poll(url, lambda j: j["parts"][0]["status"] == "started", timeout=30)
@@ -90,8 +92,9 @@ def test_worker_killed_mid_job(redis_stack: Any, state: dict[str, Any]) -> None:
 
 def test_cancel_running_job(redis_stack: Any, state: dict[str, Any]) -> None:
     _, web, _ = redis_stack
-    status, accepted = http_json("POST", web.url + "/suggest",
-                                 {"state": state, "time_ms": 20_000, "seed": 3, "parallel": 1, "mode": "async"})
+    status, accepted = http_json(
+        "POST", web.url + "/suggest", {"state": state, "time_ms": 20_000, "seed": 3, "parallel": 1, "mode": "async"}
+    )
     assert status == 202, accepted
     url = web.url + accepted["status_url"]
     poll(url, lambda j: j["parts"][0]["status"] == "started", timeout=30)

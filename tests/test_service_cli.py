@@ -1,0 +1,90 @@
+"""`kashgar serve`, `kashgar worker`, `kashgar play` and `kashgar bench service`, for real."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+from typing import Any
+
+import pytest
+
+from kashgar_cli import bench_service, main, play
+from service.testing import Gunicorn
+
+
+def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main.main(["serve", "--dry-run", "--port", "8123", "--workers", "3"]) == 0
+    cmd = capsys.readouterr().out
+    assert "-m gunicorn -c python:service.gunicorn_conf" in cmd
+    assert "--bind 127.0.0.1:8123" in cmd and "--workers 3" in cmd
+    from service import gunicorn_conf
+
+    assert gunicorn_conf.worker_class == "sync" and gunicorn_conf.threads == 1
+    assert gunicorn_conf.workers == gunicorn_conf.cpu_count()
+    assert gunicorn_conf.timeout > 20 and gunicorn_conf.wsgi_app == "service:create_app()"
+
+
+def test_worker_needs_redis(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("KASHGAR_REDIS_URL", raising=False)
+    assert main.main(["worker", "--burst"]) == 2
+    assert "KASHGAR_REDIS_URL" in capsys.readouterr().out
+
+
+def play_args(**kw: Any) -> argparse.Namespace:
+    base = {"players": 2, "seat": 0, "level": "novice", "seed": 5, "url": None, "auto": False, "max_decisions": 0}
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_play_local_scripted() -> None:
+    answers = iter(["?", "nonsense", "0", "0", "0", "q"])
+    out = io.StringIO()
+    rc = play.play(play_args(), play.LocalTable(), lambda prompt: next(answers), out)
+    text = out.getvalue()
+    assert rc == 0 and "hint:" in text and "not a legal decision" in text and "bye" in text
+    assert "bot 1 (novice)" in text
+
+
+def test_play_auto_stops() -> None:
+    out = io.StringIO()
+    assert play.play(play_args(auto=True, max_decisions=6, players=3), play.LocalTable(), input, out) == 0
+    assert "stopped after 6 decisions" in out.getvalue()
+
+
+@pytest.mark.slow
+def test_bench_service_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser()
+    bench_service.add_arguments(parser)
+    args = parser.parse_args(
+        ["--levels", "novice", "--duration", "0.6", "--positions", "3", "--workers", "1", "--json"]
+    )
+    assert bench_service.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    r = report["results"][0]
+    assert report["cores"] >= 1 and r["level"] == "novice" and r["errors"] == 0
+    assert r["throughput_rps"] > 0 and r["p50_ms"] <= r["p99_ms"]
+
+
+def test_client_and_remote_play(tmp_path: Any) -> None:
+    from service.client import KashgarAPIError, KashgarClient
+
+    with Gunicorn(
+        env={"KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_SYNC_MAX_ITERATIONS": "100"}, workers=1, log_dir=str(tmp_path)
+    ) as web:
+        api = KashgarClient(web.url)
+        assert api.healthz()["status"] == "ok" and api.readyz()["ready"]
+        assert api.levels() and api.cards()["count"] > 0 and api.openapi()["openapi"].startswith("3.1")
+        game = api.new_game(players=2, seed=4)
+        legal = api.legal(game["state"])["legal"]
+        nxt = api.apply(game["state"], legal[0]["text"])
+        assert nxt["decision"]["text"] == legal[0]["text"]
+        sync = api.suggest(game["state"], iterations=60, seed=2, mode="sync")
+        waited = api.suggest(game["state"], iterations=60, seed=2, mode="async")
+        assert waited["decision_text"] == sync["decision_text"] and waited["alternatives"] == sync["alternatives"]
+        with pytest.raises(KashgarAPIError) as err:
+            api.suggest(game["state"], iterations=0)
+        assert err.value.status == 422 and err.value.pointer == "/iterations"
+        out = io.StringIO()
+        assert play.play(play_args(url=web.url, auto=True, max_decisions=4), play.RemoteTable(web.url), input, out) == 0
+        assert "bot 1" in out.getvalue()
