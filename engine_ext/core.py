@@ -383,6 +383,17 @@ class State:
             s.legal_buf = _zeros(LEGAL_CAP)
         return s
 
+    def copy_from(self, other: "State") -> None:
+        """Make this (already allocated) state a copy of `other`: a clone without allocation."""
+        i: cython.int
+        self.R = other.R
+        self.rng = other.rng
+        if cython.compiled:
+            for i in range(D_SIZE):
+                self.d[i] = other.d[i]
+        else:
+            self.d = other.d[:]
+
     # ---- simple queries --------------------------------------------------------------
     @property
     def players(self) -> int:
@@ -1409,16 +1420,32 @@ class State:
             steps += 1
         return steps
 
+    def playout_limit(self, seed: cython.ulonglong, max_decisions: cython.int) -> cython.int:
+        """Like playout, but stop after `max_decisions` decisions; returns how many were made."""
+        steps: cython.int = 0
+        n: cython.int
+        self.rng = _mix(seed)
+        while self.d[S_PHASE] != PH_OVER and steps < max_decisions:
+            n = self.gen_legal()
+            self.apply_unchecked(self.legal_buf[self._randint(n)])
+            steps += 1
+        return steps
+
+    def determinize_into(self, dst: "State", observer: cython.int, seed: cython.ulonglong) -> None:
+        """determinize() into an existing state (no allocation)."""
+        dst.copy_from(self)
+        dst.rng = _mix(seed)
+        dst._resample(O_STD, STD_CAP, S_STD_TOP, S_STD_N, O_LOC, L_LIMBO, 255, observer, DECK_STANDARD)
+        dst._resample(O_SPC, SPC_CAP, S_SPC_TOP, S_SPC_N, O_KNOWN, L_LIMBO, 255, observer, DECK_SPECIAL)
+        dst._resample(O_CON, CON_CAP, S_CON_TOP, S_CON_N, O_CKNOWN, CL_LIMBO, 255, observer, DECK_CONTRACT)
+
     def determinize(self, observer: cython.int, seed: cython.ulonglong) -> "State":
         """A copy in which everything `observer` cannot know is sampled afresh: the order of
         the Standard deck, the unknown part of the Special and Contract decks (and of drawn
         cards only the drawer saw), and the state's own random stream. What it returns
         depends only on what the observer knows and on `seed`."""
         s: State = self.clone()
-        s.rng = _mix(seed)
-        s._resample(O_STD, STD_CAP, S_STD_TOP, S_STD_N, O_LOC, L_LIMBO, 255, observer, DECK_STANDARD)
-        s._resample(O_SPC, SPC_CAP, S_SPC_TOP, S_SPC_N, O_KNOWN, L_LIMBO, 255, observer, DECK_SPECIAL)
-        s._resample(O_CON, CON_CAP, S_CON_TOP, S_CON_N, O_CKNOWN, CL_LIMBO, 255, observer, DECK_CONTRACT)
+        self.determinize_into(s, observer, seed)
         return s
 
     def _resample(self, off: cython.int, cap: cython.int, stop: cython.int, sn: cython.int,

@@ -57,3 +57,22 @@ def test_determinizations_differ_by_seed(engine: Engine) -> None:
     g = engine.new_game(2, seed=2)
     decks = {tuple(g.determinize(0, s).to_json()["decks"]["standard"]) for s in range(8)}
     assert len(decks) == 8
+
+
+def test_determinize_into_and_copy_from_match_the_allocating_calls(engine: Engine) -> None:
+    g = random_walk(engine, 3, seed=12, steps=100)
+    me = g.current_player
+    dst = engine.new_game(2, seed=0).state  # any state: it is overwritten
+    g.state.determinize_into(dst, me, 77)
+    assert dst.fingerprint() == g.state.determinize(me, 77).fingerprint()
+    copy = engine.new_game(4, seed=1).state
+    copy.copy_from(g.state)
+    assert copy.fingerprint() == g.state.fingerprint()
+
+
+def test_playout_limit_stops(engine: Engine) -> None:
+    g = engine.new_game(2, seed=3)
+    assert g.state.playout_limit(5, 10) == 10
+    assert not g.is_terminal
+    rest = g.state.playout_limit(6, 100000)
+    assert g.is_terminal and rest > 0
