@@ -1,0 +1,216 @@
+"""Kashgar as an OpenSpiel Python game (optional extra `open_spiel`), so that OpenSpiel's own
+Python `ISMCTSBot` can play it, and a `Bot` wrapper around that ISMCTSBot for the arena.
+
+Actions are the engine's decision codes (`kind << 8 | arg`). Chance is *sampled* (the deck order
+is part of the state, as in the engine); `resample_from_infostate` re-samples it with the engine's
+`determinize`, from what the player knows. The information-state string of a player is their view
+document (`Game.to_json(observer=p)`), which lists exactly what they know. The same works for the
+toy game (`game="toy"`), whose states have `view_key`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+
+NUM_ACTIONS = 10 << 8
+
+
+def _game_type(short: str, long: str) -> Any:
+    return pyspiel.GameType(
+        short_name=short, long_name=long,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.CONSTANT_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=4, min_num_players=2,
+        provides_information_state_string=True, provides_information_state_tensor=False,
+        provides_observation_string=True, provides_observation_tensor=False,
+        parameter_specification={"players": 2, "seed": 0, "toy": False})
+
+
+_TYPE = _game_type("python_kashgar", "Kashgar: Merchants of the Silk Road (Python)")
+
+
+class KashgarSpielGame(pyspiel.Game):  # type: ignore[misc]
+    """The pyspiel game; parameters: players (2-4), seed (the deal), toy (the toy game instead)."""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        params = dict(params or {})
+        self.n = int(params.get("players", 2))
+        self.seed = int(params.get("seed", 0))
+        self.toy = bool(params.get("toy", False))
+        info = pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=0, num_players=self.n,
+                                min_utility=0.0, max_utility=1.0, utility_sum=1.0, max_game_length=20000)
+        super().__init__(_TYPE, info, {"players": self.n, "seed": self.seed, "toy": self.toy})
+        self.root_state: Any = None
+
+    def new_initial_state(self) -> KashgarSpielState:
+        if self.root_state is not None:
+            return KashgarSpielState(self, self.root_state.clone())
+        if self.toy:
+            from bots.toygame import ToyState
+
+            return KashgarSpielState(self, ToyState(self.n, self.seed))
+        import engine_ext
+
+        return KashgarSpielState(self, engine_ext.new_game(players=self.n, seed=self.seed).state)
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> InfoObserver:
+        return InfoObserver()
+
+
+def info_string(st: Any, player: int) -> str:
+    """What `player` knows in core state `st`, as a string."""
+    key = getattr(st, "view_key", None)
+    if key is not None:
+        return str(key(player))
+    import engine_ext
+    from engine_ext.game import Game
+
+    doc = Game(engine_ext.get_engine(), st).to_json(observer=player)
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+
+class InfoObserver:
+    """Information-state strings only (no tensors)."""
+
+    def __init__(self) -> None:
+        self.tensor = np.zeros(0, np.float32)
+        self.dict: dict[str, Any] = {}
+
+    def set_from(self, state: KashgarSpielState, player: int) -> None:
+        pass
+
+    def string_from(self, state: KashgarSpielState, player: int) -> str:
+        return f"p{state.st.current_player()}|" + info_string(state.st, player)
+
+
+class KashgarSpielState(pyspiel.State):  # type: ignore[misc]
+    """A pyspiel state around a core state."""
+
+    def __init__(self, game: KashgarSpielGame, st: Any) -> None:
+        super().__init__(game)
+        self.st = st
+
+    def current_player(self) -> int:
+        if self.st.is_terminal():
+            return int(pyspiel.PlayerId.TERMINAL)
+        return int(self.st.current_player())
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return [int(c) for c in self.st.legal_codes()]
+
+    def _apply_action(self, action: int) -> None:
+        self.st.apply_unchecked(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        from bots.base import describe
+
+        return describe(self.st, int(action))[1]
+
+    def is_terminal(self) -> bool:
+        return bool(self.st.is_terminal())
+
+    def returns(self) -> list[float]:
+        n = self.st.players
+        if not self.st.is_terminal():
+            return [0.0] * n
+        w = self.st.winner()
+        return [1.0 if p == w else 0.0 for p in range(n)]
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> KashgarSpielState:
+        seed = int(probability_sampler() * 2**31) & 0x7FFFFFFF
+        return KashgarSpielState(self.get_game(), self.st.determinize(player_id, seed))
+
+    def clone(self) -> KashgarSpielState:
+        return KashgarSpielState(self.get_game(), self.st.clone())
+
+    def __str__(self) -> str:
+        return f"kashgar state, player {self.st.current_player()} to move"
+
+
+class RandomRolloutEvaluatorLite:
+    """OpenSpiel's RandomRolloutEvaluator with one rollout, seeded (their default evaluator)."""
+
+    def __init__(self, rng: np.random.RandomState) -> None:
+        from open_spiel.python.algorithms import mcts
+
+        self.inner = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+
+    def evaluate(self, state: Any) -> Any:
+        return self.inner.evaluate(state)
+
+    def prior(self, state: Any) -> Any:
+        return self.inner.prior(state)
+
+
+class OpenSpielISMCTS(Bot):
+    """OpenSpiel's Python ISMCTSBot (UCT, max visit count, random-rollout evaluator) as a Bot."""
+
+    def __init__(self, iterations: int = 300, c: float = 0.7, name: str = "openspiel", **_: Any) -> None:
+        self.iterations = int(iterations)
+        self.c = float(c)
+        self.name = name
+
+    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+                seed: int = 0, progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> Analysis:
+        from open_spiel.python.algorithms import ismcts
+
+        t = Timer()
+        st = as_state(game)
+        me = st.current_player()
+        codes = list(st.legal_codes())
+        if len(codes) == 1:
+            return Analysis(codes[0], [Alternative(codes[0], 0, float("nan"), float("nan"), float("nan"))],
+                            [codes[0]], 0, t.ms(), seed, self.name, me)
+        sg = KashgarSpielGame({"players": st.players, "toy": hasattr(st, "view_key")})
+        root = KashgarSpielState(sg, st.clone())
+        rng = np.random.RandomState(seed & 0x7FFFFFFF)
+        n = int(iterations or self.iterations)
+        bot = ismcts.ISMCTSBot(sg, RandomRolloutEvaluatorLite(rng), self.c, n, random_state=rng,
+                               final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+                               allow_inconsistent_action_sets=False)
+        if time_ms:
+            # their bot has no clock: run in chunks until the time is spent
+            import time
+
+            end = time.perf_counter() + float(time_ms) / 1000.0
+            done = 0
+            bot._max_simulations = 16
+            policy = bot.run_search(root)
+            done += 16
+            while time.perf_counter() < end:
+                policy = bot.run_search(root)
+                done += 16
+            n = done
+        else:
+            policy = bot.run_search(root)
+        probs = {int(a): float(p) for a, p in policy}
+        node = bot._root_node
+        visits = {int(a): int(ci.visits) for a, ci in node.child_info.items()}
+        best = max(probs.values())
+        choices = [a for a, p in probs.items() if p >= best - 1e-12]
+        code = random.Random(seed).choice(sorted(choices))
+        alts = []
+        for c in codes:
+            ci = node.child_info.get(c)
+            mean = float(ci.return_sum / ci.visits) if ci is not None and ci.visits else float("nan")
+            alts.append(Alternative(c, visits.get(c, 0), mean, mean, float("nan")))
+        return Analysis(code, alts, [code], n, t.ms(), seed, self.name, me)
+
+
+def register() -> None:
+    """Register `python_kashgar` with pyspiel (pyspiel.load_game("python_kashgar"))."""
+    try:
+        pyspiel.register_game(_TYPE, KashgarSpielGame)
+    except Exception:  # noqa: BLE001 - already registered
+        pass

@@ -1,0 +1,93 @@
+"""`kashgar bench search [--json]`: search speed on fixed positions, ours and OpenSpiel's.
+
+Positions: 2, 3 and 4 players, the opening (deal seed 1) and a midgame (60 seeded random
+decisions later, between turns). For each: our SO-ISMCTS (default settings, the default builds)
+in iterations per second on one core, and OpenSpiel's Python ISMCTSBot on the same position (our
+adapter, its random-rollout evaluator), plus the size of a 100,000-iteration tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import time
+from typing import Any
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--search-iterations", type=int, default=20000, help="our iterations per position")
+    parser.add_argument("--os-iterations", type=int, default=40, help="OpenSpiel ISMCTS iterations per position")
+    parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel's ISMCTS")
+    parser.add_argument("--tree-iterations", type=int, default=100000, help="iterations of the tree-size run")
+
+
+def positions(players: int, engine: Any) -> dict[str, Any]:
+    g = engine.new_game(players=players, seed=1)
+    out = {"opening": g.clone()}
+    rng = random.Random(players)
+    k = 0
+    while k < 60 or g.state.pending() != 0:
+        codes = g.legal_codes()
+        g.state.apply(codes[rng.randrange(len(codes))])
+        k += 1
+    out["midgame"] = g
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import engine_ext
+    from bots import search_compiled
+    from bots.ismcts_bot import ISMCTSBot
+
+    eng = engine_ext.get_engine()
+    iters = int(getattr(args, "search_iterations", 20000))
+    os_iters = int(getattr(args, "os_iterations", 40))
+    use_os = not getattr(args, "no_openspiel", False)
+    if use_os:
+        try:
+            from bots.openspiel_adapter import OpenSpielISMCTS
+        except ImportError:
+            use_os = False
+    rows = []
+    for n in (2, 3, 4):
+        for name, g in positions(n, eng).items():
+            bot = ISMCTSBot()
+            bot.search(g.state, iterations=min(iters, 500), seed=0)  # warm up
+            s, done, ms = bot.search(g.state, iterations=iters, seed=1)
+            row: dict[str, Any] = {"players": n, "position": name, "iterations": done,
+                                   "ours_it_per_s": round(done / ms * 1000.0, 1), "tree_nodes": s.tree.size}
+            if use_os:
+                t0 = time.perf_counter()
+                OpenSpielISMCTS(iterations=os_iters).analyse(g, seed=1)
+                dt = time.perf_counter() - t0
+                row["openspiel_it_per_s"] = round(os_iters / dt, 1)
+                row["ratio"] = round(row["ours_it_per_s"] / row["openspiel_it_per_s"], 1)
+            rows.append(row)
+    mid2 = positions(2, eng)["midgame"]
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    s, done, ms = ISMCTSBot().search(mid2.state, iterations=int(getattr(args, "tree_iterations", 100000)),
+                                     seed=2)
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = {
+        "engine_compiled": bool(eng.COMPILED), "search_compiled": search_compiled(),
+        "cores": 1, "machine_cores": os.cpu_count(), "positions": rows,
+        "tree": {"iterations": done, "nodes": s.tree.size, "array_bytes": s.tree.nbytes(),
+                 "max_rss_growth_bytes": max(0, rss1 - rss0) * 1024, "max_rss_bytes": rss1 * 1024,
+                 "seconds": round(ms / 1000.0, 2), "it_per_s": round(done / ms * 1000.0, 1)},
+    }
+    if getattr(args, "json", False):
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"engine compiled: {result['engine_compiled']}, search compiled: {result['search_compiled']}")
+    print(f"{'players':>7} {'position':<9} {'ours it/s':>10} {'OpenSpiel it/s':>15} {'ratio':>7}")
+    for r in rows:
+        print(f"{r['players']:>7} {r['position']:<9} {r['ours_it_per_s']:>10.0f} "
+              f"{r.get('openspiel_it_per_s', float('nan')):>15.1f} {r.get('ratio', float('nan')):>7.1f}")
+    t = result["tree"]
+    print(f"tree of {t['iterations']} iterations: {t['nodes']} nodes, {t['array_bytes'] / 1e6:.1f} MB of arrays, "
+          f"max RSS grew {t['max_rss_growth_bytes'] / 1e6:.1f} MB (process {t['max_rss_bytes'] / 1e6:.0f} MB), "
+          f"{t['seconds']} s")
+    return 0
