@@ -80,12 +80,15 @@ class Target:
         self.port = parts.port or 80
 
     def post(self, path: str, body: bytes, timeout: float = 120.0) -> tuple[int, dict[str, Any]]:
+        """(status, body); a broken connection counts as status 599 (an error, not a crash)."""
         conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
             conn.request("POST", path, body=body, headers={"Content-Type": "application/json"})
             resp = conn.getresponse()
             data = resp.read()
             return resp.status, json.loads(data) if data else {}
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            return 599, {"error": repr(exc)}
         finally:
             conn.close()
 

@@ -20,7 +20,7 @@ def compiled() -> bool:
     return bool(getattr(engine_ext, "COMPILED", False))
 
 
-def _state_error(exc: Exception, prefix: str) -> APIError:
+def state_error(exc: Exception, prefix: str) -> APIError:
     inner = getattr(exc, "pointer", None)
     message = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
     ptr = join_pointer(prefix, inner) if isinstance(inner, str) else prefix
@@ -34,11 +34,11 @@ def load_game(doc: Any, prefix: str = "/state") -> Any:
     try:
         return engine_ext.from_json(doc)
     except engine_ext.StateError as exc:
-        raise _state_error(exc, prefix) from None
+        raise state_error(exc, prefix) from None
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
         # The engine should have said StateError; still the caller's input, never a 500.
         log.warning("engine raised %s for a state: %s", exc.__class__.__name__, exc)
-        raise _state_error(exc, prefix) from None
+        raise state_error(exc, prefix) from None
 
 
 def validate_state(doc: Any, prefix: str = "/state") -> None:
@@ -105,7 +105,7 @@ def new_game(players: int, seed: int, variant: Any) -> Any:
     try:
         return engine_ext.new_game(players=players, seed=seed, variant=variant)
     except engine_ext.StateError as exc:
-        raise _state_error(exc, "") from None
+        raise state_error(exc, "") from None
     except (ValueError, TypeError, KeyError) as exc:
         raise APIError(422, "invalid_game", str(exc), "/variant") from None
 

@@ -94,6 +94,7 @@ class Proc:
         self.name = name
         self.argv = argv
         self.log_path = Path(log_dir or tempfile.mkdtemp(prefix="kashgar-proc-")) / f"{name}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
         full_env = dict(os.environ)
         full_env.update(env or {})
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()

@@ -7,8 +7,10 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, url_for
 
+import engine_ext
+
 from .. import engine, metrics, search
-from ..errors import APIError
+from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
 from ..openapi import operation
 from .common import manager, read_body, request_id, settings
@@ -61,11 +63,12 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
         )
     if mode == "auto":
         mode = "sync" if fits_sync else "async"
-    game = engine.load_game(req.state, "/state")
-    if game.is_terminal or game.current_player < 0:
-        raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
-    if not game.legal():
-        raise APIError(422, "no_decision", "no legal decision in this state", "/state")
+    if mode != "sync":
+        # A job must not be queued for a state the search would reject; a synchronous search
+        # validates the state itself (one parse instead of two) and its errors map to 422 below.
+        game = engine.load_game(req.state, "/state")
+        if game.is_terminal or game.current_player < 0:
+            raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
     parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async")
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
@@ -97,13 +100,15 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         t0 = time.perf_counter()
         try:
             answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
+        except engine_ext.StateError as exc:
+            raise engine.state_error(exc, "/state") from None
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
             ptr = getattr(exc, "pointer", None)
             raise APIError(
                 422,
                 "search_rejected_state",
-                f"the search cannot run on this state: {exc}",
-                "/state" + (ptr if isinstance(ptr, str) else ""),
+                f"the search cannot run on this state: {getattr(exc, 'message', None) or exc}",
+                join_pointer("/state", ptr) if isinstance(ptr, str) else "/state",
             ) from None
         m.searches.labels("sync", label).inc()
         m.iterations.labels(label).inc(int(answer.get("iterations", 0)))
