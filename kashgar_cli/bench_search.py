@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     s, done, ms = ISMCTSBot().search(mid2.state, iterations=int(getattr(args, "tree_iterations", 100000)),
                                      seed=2)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    result = {
+    result: dict[str, Any] = {
         "engine_compiled": bool(eng.COMPILED), "search_compiled": search_compiled(),
         "cores": 1, "machine_cores": os.cpu_count(), "positions": rows,
         "tree": {"iterations": done, "nodes": s.tree.size, "array_bytes": s.tree.nbytes(),

@@ -1,0 +1,39 @@
+"""`kashgar tune`: calibrate the difficulty levels into a measured Elo ladder."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "tune", help="calibrate the levels (monotone ladder, adjacent levels >= 100 Elo apart)",
+        description="Play each level against the one below; strengthen a level that is not clearly "
+                    "stronger; write the level file, ladder.md, ladder.json and ladder.png.")
+    p.add_argument("--levels", help="level file to start from (default: the one in use)")
+    p.add_argument("--out", default="bots/levels.toml", help="level file to write")
+    p.add_argument("--report-dir", default="reports/tune", help="where the table and plot go")
+    p.add_argument("-n", "--games", type=int, default=200, help="games per step")
+    p.add_argument("--min-gap", type=float, default=100.0)
+    p.add_argument("--max-rounds", type=int, default=3)
+    p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--game", choices=("kashgar", "toy"), default="kashgar")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bots.tune import tune
+
+    doc = tune(levels_in=args.levels, levels_out=args.out, out_dir=args.report_dir, games=args.games,
+               min_gap=args.min_gap, max_rounds=args.max_rounds, workers=max(1, args.workers), seed=args.seed,
+               game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True))
+    for lv in doc["levels"]:
+        ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
+        print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")
+    print(f"monotone: {doc['monotone']}, every step clear: {doc['all_steps_ok']}; "
+          f"wrote {args.out}, {args.report_dir}/ladder.md, ladder.json{', ladder.png' if doc['plot'] else ''}")
+    return 0
