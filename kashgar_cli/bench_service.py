@@ -198,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
 
     cores = cpu_count()
     workers = args.workers or cores
+    load_before = os.getloadavg()
     server = None
     url = args.url
     if url is None:
@@ -242,6 +243,8 @@ def run(args: argparse.Namespace) -> int:
             "duration_s": args.duration,
             "load": args.load,
             "positions": args.positions,
+            "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
             "results": results,
         }
         if args.json:
