@@ -83,8 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     with start_stack(
         web_workers=args.web_workers, rq_workers=args.rq_workers, redis=not args.embedded, log_dir=logs
     ) as stack:
-        print(f"stack: {stack.url} redis={stack.redis.url if stack.redis else 'embedded'} "
-              f"rq_workers={len(stack.workers)} logs={logs}", flush=True)
+        print(
+            f"stack: {stack.url} redis={stack.redis.url if stack.redis else 'embedded'} "
+            f"rq_workers={len(stack.workers)} logs={logs}",
+            flush=True,
+        )
         return go(stack.url)
 
 

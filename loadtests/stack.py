@@ -190,9 +190,7 @@ def run_locust(
     else:
         full_env.pop("KASHGAR_LOAD_SHAPE", None)
     limit = timeout or (_seconds(run_time) + 90 if not shape else 3600)
-    proc = subprocess.run(
-        argv, cwd=str(REPO), env=full_env, capture_output=True, text=True, timeout=limit, check=False
-    )
+    proc = subprocess.run(argv, cwd=str(REPO), env=full_env, capture_output=True, text=True, timeout=limit, check=False)
     return LocustResult(proc.returncode, read_stats(prefix), prefix, html, proc.stdout + proc.stderr)
 
 
