@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from bots import load_search
+from engine_ext import Decision
+from engine_ext.carddata import default as default_card_data
 from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state, sample_by_temperature
 from bots.evaluate import Evaluator, KashgarEvaluator, VPEvaluator, default_evaluator
 
@@ -78,7 +80,7 @@ class ISMCTSBot(Bot):
         cb = None
         if progress is not None:
             def cb(done: int) -> None:
-                progress({"iterations": done, "elapsed_ms": round(t.ms(), 1)})
+                progress(progress_report(s, st, done, t.ms()))
         n = s.run(st, st.current_player(), iters, deadline, ev, should_stop, cb)
         self.last_search = s
         return s, int(n), t.ms()
@@ -99,6 +101,17 @@ class ISMCTSBot(Bot):
                               should_stop=should_stop)
         return analysis_from_stats(codes, s.root_stats(), s.principal_line(), n, t.ms(), seed, self.name,
                                    me, self.config.temperature)
+
+
+def progress_report(search: Any, st: Any, done: int, elapsed_ms: float) -> dict[str, Any]:
+    """Iterations so far and the root's most visited decision (the current best)."""
+    report: dict[str, Any] = {"iterations": done, "elapsed_ms": round(elapsed_ms, 1)}
+    stats = search.root_stats()
+    if stats and hasattr(st, "export"):
+        code, visits = max(((c, v) for c, v, _, _ in stats), key=lambda cv: cv[1])
+        report["decision_text"] = str(Decision.from_code(code, st, default_card_data()))
+        report["visits"] = int(visits)
+    return report
 
 
 def analysis_from_stats(codes: list[int], stats: list[tuple[int, int, float, float]], line: list[int],

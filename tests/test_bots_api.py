@@ -115,3 +115,17 @@ def test_arena_rotates_seats_and_sprt_stops() -> None:
                            sprt=(0.0, 150.0, 0.05, 0.05))
     assert rep2.sprt is not None and rep2.sprt["result"] == "H0 accepted"
     assert rep2.games < 300
+
+
+def test_progress_reports_the_current_best_decision() -> None:
+    import engine_ext
+
+    g = engine_ext.new_game(players=2, seed=3)
+    legal = {str(d) for d in g.legal()}
+    seen: list[dict[str, object]] = []
+    suggest.analyse_state(g.to_json(), time_ms=250, seed=2, progress=seen.append)
+    assert seen, "a search of 250 ms reports progress"
+    for report in seen:
+        assert isinstance(report["iterations"], int) and report["iterations"] > 0
+        assert report["decision_text"] in legal
+        assert isinstance(report["visits"], int) and 0 < report["visits"] <= report["iterations"]
