@@ -13,7 +13,7 @@ def register(subparsers: Any) -> None:
         "arena", help="play a tournament between bots or levels",
         description="Play N games between bots (specs: random, greedy, ismcts:iterations=500, det, "
                     "openspiel:iterations=500, a level name such as expert, or level:NAME:iterations=..). "
-                    "Seats rotate; reports win rates with 95%% CIs and Elo with CIs; --sprt stops "
+                    "Seats rotate; reports win rates with 95% CIs and Elo with CIs; --sprt stops "
                     "as soon as the test decides.")
     p.add_argument("bots", nargs="+", help="bot specs, one per seat or cycled over the seats")
     p.add_argument("-n", "--games", type=int, default=100)
