@@ -13,10 +13,10 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from bots import load_search
-from engine_ext import Decision
-from engine_ext.carddata import default as default_card_data
 from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state, sample_by_temperature
 from bots.evaluate import Evaluator, KashgarEvaluator, VPEvaluator, default_evaluator
+from engine_ext import Decision
+from engine_ext.carddata import default as default_card_data
 
 ROLLOUTS = {"eval": 0, "playout": 1}
 
