@@ -13,7 +13,9 @@ of decision, 2 to 4 players, as the player to move sees them. Run one part alone
 Knobs (environment):
   KASHGAR_LOAD_LEVELS   sync levels and weights, `novice:3,casual:3,club:2,skilled:1`
   KASHGAR_LOAD_THINK    think time in seconds, `min,max` (default `1,3`; `0` for closed loop)
+  KASHGAR_LOAD_THROUGHPUT  instead of think time: tasks per second per sync/rules user (paced load)
   KASHGAR_LOAD_ASYNC_ITERATIONS  budget of an async search (default 6000), KASHGAR_LOAD_ASYNC_PARALLEL (2)
+  KASHGAR_LOAD_ASYNC_THINK       think time of the async users (default: KASHGAR_LOAD_THINK)
   KASHGAR_LOAD_ASYNC_TIMEOUT     seconds an async job may take until it counts as failed (120)
   KASHGAR_LOAD_WEIGHTS  user mix `suggest:6,async:1,rules:3`
   KASHGAR_LOAD_SEED     seed of the users' random choices (default 0)
@@ -31,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from locust import FastHttpUser, LoadTestShape, between, constant, events, tag, task
+from locust import FastHttpUser, LoadTestShape, between, constant, constant_throughput, events, tag, task
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -56,8 +58,12 @@ def parse_weights(text: str) -> list[tuple[str, int]]:
     return out
 
 
-def think_time() -> Any:
-    lo, _, hi = _env("KASHGAR_LOAD_THINK", "1,3").partition(",")
+def think_time(variable: str = "KASHGAR_LOAD_THINK") -> Any:
+    """Think time from `variable` (`min,max` or one number), or paced by KASHGAR_LOAD_THROUGHPUT."""
+    rate = os.environ.get("KASHGAR_LOAD_THROUGHPUT")
+    if rate and variable == "KASHGAR_LOAD_THINK":  # each user runs its task `rate` times per second
+        return constant_throughput(float(rate))
+    lo, _, hi = _env(variable, _env("KASHGAR_LOAD_THINK", "1,3")).partition(",")
     if not hi:
         return constant(float(lo))
     return between(float(lo), float(hi))
@@ -128,6 +134,7 @@ class AsyncUser(_KashgarUser):
     """A long analysis: submitted as a job, polled until it is done."""
 
     weight = WEIGHTS.get("async", 0)
+    wait_time = think_time("KASHGAR_LOAD_ASYNC_THINK")
 
     @tag("async")
     @task
