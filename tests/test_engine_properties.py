@@ -17,15 +17,16 @@ from tests.engine_helpers import DATA, contract_numbers, expected_vp, person_cou
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def manifest(doc: dict[str, Any]) -> Counter[str]:
+def manifest(doc: dict[str, Any], aristokratin_dealt: bool) -> Counter[str]:
     """What a game holds: every Standard and Special card, the variant's additional cards,
-    the dealt Start cards (3 per player) and 3 Patriarchs per player plus the spare."""
+    the dealt Start cards (3 per player) and 3 Patriarchs per player, plus the spare
+    Patriarch when the Aristokratin was dealt (without her it goes back to the box)."""
     c: Counter[str] = Counter()
     for k in DATA.kinds:
         if k.deck in ("standard", "special"):
             c[k.slug] = k.copies
     c.update(doc["variant"]["additional"])
-    c["patriarch"] = 3 * doc["players"] + 1
+    c["patriarch"] = 3 * doc["players"] + (1 if aristokratin_dealt else 0)
     return c
 
 
@@ -36,7 +37,7 @@ def check_invariants(g: engine_ext.Game) -> None:
     dealt = sum(v for k, v in counts.items() if k in starts)
     assert dealt == 3 * doc["players"], "Start cards are neither created nor lost"
     assert all(counts[k] <= 1 for k in starts)
-    assert Counter({k: v for k, v in counts.items() if k not in starts}) == manifest(doc), \
+    assert Counter({k: v for k, v in counts.items() if k not in starts}) == manifest(doc, counts["aristokratin"] > 0), \
         "every card is in exactly one place"
     assert sorted(contract_numbers(doc)) == list(range(1, 41))
     for p, seat in enumerate(doc["seats"]):
