@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
+import pyspiel  # noqa: F401  (installed with the test extra: the adapter is tested, never skipped)
 
-pytest.importorskip("pyspiel")
-
-from bots import arena  # noqa: E402
-from bots.openspiel_adapter import KashgarSpielGame, OpenSpielISMCTS  # noqa: E402
+from bots import arena
+from bots.openspiel_adapter import KashgarSpielGame, OpenSpielISMCTS
 
 
 def test_resample_keeps_the_information_state() -> None:
