@@ -246,6 +246,9 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     d[L.S_TURNPL] = _int(doc, "turn_player", 0, n - 1)
     d[L.S_TURN] = _int(doc, "turn", 0, 10000)
     d[L.S_TURNLIM] = _int(doc, "turn_limit", 1, 10000, 400)
+    if d[L.S_TURN] >= d[L.S_TURNLIM] and not doc.get("game_over"):
+        raise StateError("/turn", f"turn {d[L.S_TURN]} is at or past the turn limit {d[L.S_TURNLIM]}, "
+                                  "so the game is over")
     d[L.S_ENDTRIG] = 1 if doc.get("end_triggered") else 0
     d[L.S_SPARE] = -1
     d[L.S_DECIDER] = d[L.S_TURNPL]

@@ -7,7 +7,10 @@ import argparse
 import logging
 import os
 import threading
+import time
 from typing import Any
+
+import redis
 
 log = logging.getLogger("kashgar.worker")
 
@@ -27,6 +30,8 @@ def register(subparsers: Any) -> None:
         "--simple", action="store_true", help="run jobs in the worker process itself (rq SimpleWorker; no fork per job)"
     )
     p.add_argument("--no-reaper", action="store_true", help="do not look for parts of dead workers")
+    p.add_argument("--reconnect-timeout", type=float, default=300.0,
+                   help="seconds to wait for Redis to come back after losing it, before exiting (default 300)")
     p.set_defaults(func=run)
 
 
@@ -65,13 +70,42 @@ def run(args: argparse.Namespace) -> int:
     # No socket timeout: the worker blocks on BLPOP for minutes.
     connection = redis_connection(settings.redis_url, timeout=None, connect_timeout=10.0)
     cls = SimpleWorker if args.simple else Worker
-    worker = cls([settings.queue_name], connection=connection, name=args.name)
     stop = threading.Event()
     if not args.no_reaper:
         interval = max(0.5, settings.heartbeat_timeout / 3)
         threading.Thread(target=_reaper, args=(stop, interval), name="kashgar-reaper", daemon=True).start()
+    attempt = 0
     try:
-        worker.work(burst=args.burst, logging_level=settings.log_level.upper())
+        while True:
+            # after a reconnect, a fresh name: the old one may still be registered in Redis
+            name = args.name if attempt == 0 or not args.name else f"{args.name}-r{attempt}"
+            worker = cls([settings.queue_name], connection=connection, name=name)
+            try:
+                worker.work(burst=args.burst, logging_level=settings.log_level.upper())
+                return 0
+            except redis.exceptions.ConnectionError as exc:
+                attempt += 1
+                if args.burst:
+                    raise
+                log.warning("Redis connection lost (%s); waiting for it to come back", exc)
+                if not wait_for_redis(connection, args.reconnect_timeout):
+                    log.error("Redis did not come back within %.0f s; the worker stops", args.reconnect_timeout)
+                    return 1
+                log.info("Redis is back; the worker goes on")
     finally:
         stop.set()
-    return 0
+
+
+def wait_for_redis(connection: Any, timeout: float) -> bool:
+    """Ping Redis with a growing pause (0.5 s up to 10 s) until it answers or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    pause = 0.5
+    while time.monotonic() < deadline:
+        try:
+            if connection.ping():
+                return True
+        except redis.exceptions.RedisError:
+            pass
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, 10.0)
+    return False

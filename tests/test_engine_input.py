@@ -38,6 +38,7 @@ def rejected(engine: Engine, doc: Any) -> StateError:
     (lambda d: d.update(unknown_field=1), ""),
     (lambda d: d.update(turn_player=7), "/turn_player"),
     (lambda d: d.update(seats=d["seats"][:1]), "/seats"),
+    (lambda d: d.update(turn=405, turn_limit=400), "/turn"),
 ])
 def test_malformed_states_name_the_field(engine: Engine, doc: dict[str, Any], mutate: Any, pointer: str) -> None:
     bad = copy.deepcopy(doc)

@@ -135,3 +135,38 @@ def test_embedded_default_under_gunicorn(state: dict[str, Any], tmp_path: Path) 
         status, sync = http_json("POST", web.url + "/suggest", dict(body, mode="sync"))
         assert seen[0]["result"]["decision_text"] == sync["decision_text"]
         assert seen[0]["result"]["alternatives"] == sync["alternatives"]
+
+
+def test_worker_survives_a_redis_restart(state: dict[str, Any], tmp_path: Path) -> None:
+    """Redis goes away and comes back on the same port: `kashgar worker` waits for it instead of
+    exiting, and runs the jobs accepted afterwards."""
+    with stack(workers=1, web_workers=1, env=ENV, log_dir=str(tmp_path)) as (redis_server, web, ws):
+        worker = ws[0]
+        assert worker.proc is not None
+        status, accepted = http_json("POST", web.url + "/suggest", {"state": state, "iterations": 60, "mode": "async"})
+        assert status == 202, accepted
+        poll(web.url + accepted["status_url"], lambda j: j["status"] == "finished")
+        redis_server.stop()
+        time.sleep(3.0)
+        assert worker.proc.alive(), worker.proc.output()[-2000:]
+        redis_server.start()
+        status, accepted = http_json("POST", web.url + "/suggest", {"state": state, "iterations": 60, "mode": "async"})
+        assert status == 202, accepted
+        job = poll(web.url + accepted["status_url"], lambda j: j["status"] in TERMINAL)
+        assert job["status"] == "finished", job
+        assert worker.proc.alive(), worker.proc.output()[-2000:]
+
+
+def test_wait_for_redis(tmp_path: Path) -> None:
+    """The worker's reconnect wait: False when Redis stays away (bounded), True once it is back."""
+    import redis as redis_lib
+
+    from kashgar_cli.worker import wait_for_redis
+
+    server = RedisServer(log_dir=str(tmp_path))
+    conn = redis_lib.Redis(host="127.0.0.1", port=server.port, socket_connect_timeout=0.5)
+    t0 = time.monotonic()
+    assert wait_for_redis(conn, 1.5) is False
+    assert time.monotonic() - t0 < 10.0  # bounded (generous: the machine may be busy)
+    with server:
+        assert wait_for_redis(conn, 5.0) is True
