@@ -124,6 +124,25 @@ def test_redis_dead_worker_part_is_retried(settings: Settings, state: dict[str, 
     assert manager.store.stats().get("parts_retried") == 1
 
 
+def test_redis_queued_part_whose_queue_entry_vanished_is_retried(settings: Settings, state: dict[str, Any]) -> None:
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    # still waiting in the queue: left alone, however long it waits
+    old = manager.store.now() - 60
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=old))
+    seen = manager.get(rec["id"])
+    assert seen is not None and seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["history"] == []
+    # the queue loses the entry (a Redis restart without it on disk): the part runs again
+    assert isinstance(manager.queue, RQQueue)
+    manager.queue.rq_queue.empty()
+    seen = manager.get(rec["id"])
+    assert seen is not None and seen["parts"][0]["attempt"] == 2 and seen["parts"][0]["status"] == "queued"
+    assert "queue lost the part" in seen["parts"][0]["history"][0]["error"]
+    burst(settings, manager)
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+
+
 def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(Settings.from_env(overrides={"redis_url": settings.redis_url, "max_attempts": 1}))
     rec = manager.submit(spec_of(state, parallel=1), None)

@@ -75,10 +75,17 @@ class JobManager:
 
     # ------------------------------------------------------------------------ dead workers
 
-    def _dead_reason(self, part: dict[str, Any], now: float) -> str | None:
+    def _dead_reason(self, job_id: str, part: dict[str, Any], now: float) -> str | None:
         alive = self.queue.owner_alive(part.get("owner"))
         if part["status"] == JobStatus.QUEUED.value:
-            return f"process {part['owner']} that held the queued part is gone" if alive is False else None
+            if alive is False:
+                return f"process {part['owner']} that held the queued part is gone"
+            waited = now - (part.get("queued_at") or now)
+            lost = waited > self.settings.heartbeat_timeout and self.queue.entry_lost(
+                job_id, part["index"], part["attempt"])
+            if lost:
+                return f"the queue lost the part after {waited:.1f} s (Redis restarted, or its worker died taking it)"
+            return None
         if part["status"] != JobStatus.STARTED.value:
             return None
         if alive is False:
@@ -92,7 +99,9 @@ class JobManager:
         """Retry (or fail, after `max_attempts`) the parts whose worker died."""
         now = self.store.now()
         suspects = [
-            (p["index"], p["attempt"], why) for p in rec["parts"] if (why := self._dead_reason(p, now)) is not None
+            (p["index"], p["attempt"], why)
+            for p in rec["parts"]
+            if (why := self._dead_reason(rec["id"], p, now)) is not None
         ]
         if not suspects:
             return rec

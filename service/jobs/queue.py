@@ -44,6 +44,10 @@ class JobQueue(ABC):
     def workers(self) -> int | None:
         return None
 
+    def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
+        """Whether the queue no longer holds (or will never run) this part attempt."""
+        return False
+
 
 class EmbeddedQueue(JobQueue):
     """Daemon threads of this process; they die with it, and the reaper of another process of
@@ -165,6 +169,29 @@ class RQQueue(JobQueue):
             return len(Worker.all(queue=self.rq_queue))
         except Exception:  # noqa: BLE001
             return None
+
+    def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
+        """True when the RQ job of this part attempt is gone (a Redis restart can drop it, or
+        a worker can take it and die before running it), failed, or queued but missing from the
+        queue's list; False while it waits or runs, and when Redis cannot be asked."""
+        import redis
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+        from rq.job import JobStatus as RQStatus
+
+        rq_id = self.rq_job_id(job_id, index, attempt)
+        try:
+            job = Job.fetch(rq_id, connection=self.connection)
+            status = job.get_status(refresh=False)
+            if status in (RQStatus.FAILED, RQStatus.STOPPED, RQStatus.CANCELED, RQStatus.FINISHED):
+                return True
+            if status == RQStatus.QUEUED:
+                return self.connection.lpos(self.rq_queue.key, rq_id) is None
+            return False
+        except NoSuchJobError:
+            return True
+        except (redis.exceptions.RedisError, OSError):
+            return False
 
 
 def redis_connection(url: str, timeout: float | None = 2.0, connect_timeout: float = 2.0) -> Any:
