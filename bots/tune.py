@@ -42,13 +42,26 @@ def _spec(lv: Level) -> str:
             f"rollout={c.rollout},scale={c.scale},evaluator={c.evaluator}")
 
 
+def above(lower: Level, cur: Level, grow: float) -> Level:
+    """`cur`, lifted where needed to at least one growth step above `lower` (budget x `grow`,
+    temperature halved): after a level was strengthened, the preset above it may no longer be
+    stronger, and playing it would only waste a round."""
+    lc, cc = lower.config, cur.config
+    iterations = max(cc.iterations, int(math.ceil(lc.iterations * grow)))
+    temperature = min(cc.temperature, round(lc.temperature * 0.5, 4))
+    if iterations == cc.iterations and temperature == cc.temperature:
+        return cur
+    return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
+
+
 def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
               grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
               log: Callable[[str], None] | None = None) -> tuple[list[Level], list[Step]]:
     out = [replace(levels[0], elo=0.0, elo_ci=0.0)]
     steps: list[Step] = []
     for i in range(1, len(levels)):
-        lower, cur = out[-1], levels[i]
+        lower = out[-1]
+        cur = above(lower, levels[i], grow)
         for rnd in range(max_rounds + 1):
             lo_spec, up_spec = _spec(lower), _spec(cur)
             if lo_spec == up_spec:

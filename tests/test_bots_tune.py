@@ -25,3 +25,15 @@ def test_tune_writes_ladder(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "rep" / "ladder.json").read_text())["levels"][0]["name"] == "novice"
     assert "| level |" in (tmp_path / "rep" / "ladder.md").read_text()
     assert doc["plot"] is False or (tmp_path / "rep" / "ladder.png").stat().st_size > 1000
+
+
+def test_a_preset_is_lifted_above_a_strengthened_lower_level() -> None:
+    from bots.tune import above
+
+    base = load_levels()[0]
+    lower = Level("low", "", base.config.with_(iterations=200, temperature=0.4))
+    weak = Level("up", "", base.config.with_(iterations=150, temperature=0.5))
+    lifted = above(lower, weak, 2.0)
+    assert lifted.config.iterations == 400 and lifted.config.temperature == 0.2
+    strong = Level("up", "", base.config.with_(iterations=1000, temperature=0.0))
+    assert above(lower, strong, 2.0) is strong
