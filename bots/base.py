@@ -28,6 +28,16 @@ def as_state(game_or_state: Any) -> Any:
     return game_or_state
 
 
+def decision_point(game: Any) -> tuple[Any, int, list[int]]:
+    """The core state of `game`, the player who decides, and the legal decision codes.
+    ValueError when the game is over (there is nothing to choose)."""
+    st = as_state(game)
+    codes = list(st.legal_codes())
+    if not codes:
+        raise ValueError("the game is over: no decision to choose")
+    return st, int(st.current_player()), codes
+
+
 def _engine_decision(state: Any, code: int) -> Any:
     from engine_ext import carddata  # imported late: the bots load before (and without) the engine
     from engine_ext.decisions import Decision

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from bots import load_search
-from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
 from bots.ismcts_bot import ROLLOUTS, ISMCTSConfig, analysis_from_stats, make_evaluator
 
 
@@ -29,11 +29,7 @@ class DeterminizedBot(Bot):
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         t = Timer()
-        st = as_state(game)
-        me = st.current_player()
-        codes = list(st.legal_codes())
-        if not codes:
-            raise ValueError("the game is over: no decision to choose")
+        st, me, codes = decision_point(game)
         cfg = self.config
         if iterations is None and time_ms is None:
             iterations = cfg.iterations

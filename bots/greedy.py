@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
 from bots.evaluate import Evaluator, default_evaluator
 
 
@@ -47,11 +47,7 @@ class GreedyBot(Bot):
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         t = Timer()
-        st = as_state(game)
-        me = st.current_player()
-        codes = list(st.legal_codes())
-        if not codes:
-            raise ValueError("the game is over: no decision to choose")
+        st, me, codes = decision_point(game)
         ev = self.evaluator or default_evaluator(st)
         rng = random.Random(seed)
         if len(codes) == 1:

@@ -13,7 +13,16 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from bots import load_search
-from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state, sample_by_temperature
+from bots.base import (
+    Alternative,
+    Analysis,
+    Bot,
+    ProgressFn,
+    StopFn,
+    Timer,
+    decision_point,
+    sample_by_temperature,
+)
 from bots.evaluate import Evaluator, KashgarEvaluator, VPEvaluator, default_evaluator
 from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
@@ -89,11 +98,7 @@ class ISMCTSBot(Bot):
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         t = Timer()
-        st = as_state(game)
-        me = st.current_player()
-        codes = list(st.legal_codes())
-        if not codes:
-            raise ValueError("the game is over: no decision to choose")
+        st, me, codes = decision_point(game)
         if len(codes) == 1:
             alt = Alternative(codes[0], 0, float("nan"), float("nan"), float("nan"))
             return Analysis(codes[0], [alt], [codes[0]], 0, t.ms(), seed, self.name, me)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
 
 NUM_ACTIONS = 10 << 8
 
@@ -166,9 +166,7 @@ class OpenSpielISMCTS(Bot):
         from open_spiel.python.algorithms import ismcts
 
         t = Timer()
-        st = as_state(game)
-        me = st.current_player()
-        codes = list(st.legal_codes())
+        st, me, codes = decision_point(game)
         if len(codes) == 1:
             return Analysis(codes[0], [Alternative(codes[0], 0, float("nan"), float("nan"), float("nan"))],
                             [codes[0]], 0, t.ms(), seed, self.name, me)

@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, wait
 from typing import Any
 
-from bots.base import Analysis, ProgressFn, StopFn, Timer, as_state
+from bots.base import Analysis, ProgressFn, StopFn, Timer, as_state, decision_point
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, analysis_from_stats
 
 _STOP: Any = None
@@ -68,11 +68,7 @@ def root_parallel(game: Any, config: ISMCTSConfig, *, workers: int, iterations: 
     """Search `game` with `workers` processes; `iterations` is the total budget (split evenly),
     `time_ms` the wall time each worker gets."""
     t = Timer()
-    st = as_state(game)
-    me = st.current_player()
-    codes = list(st.legal_codes())
-    if not codes:
-        raise ValueError("the game is over: no decision to choose")
+    st, me, codes = decision_point(game)
     if iterations is None and time_ms is None:
         iterations, time_ms = config.iterations, config.time_ms
     total = int(iterations or 0)

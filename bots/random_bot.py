@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, as_state
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
 
 
 class RandomBot(Bot):
@@ -17,10 +17,7 @@ class RandomBot(Bot):
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         t = Timer()
-        st = as_state(game)
-        codes = list(st.legal_codes())
-        if not codes:
-            raise ValueError("the game is over: no decision to choose")
+        st, _, codes = decision_point(game)
         code = codes[random.Random(seed).randrange(len(codes))]
         p = st.current_player()
         alts = [Alternative(c, 1 if c == code else 0, float("nan"), float("nan"), float("nan"))

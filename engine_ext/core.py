@@ -488,27 +488,15 @@ class State:
         return self.d[O_CAR + car * 3]
 
     def _push_back(self, car: cython.int, card: cython.int) -> None:
-        b: cython.int = O_CAR + car * 3
-        self.d[O_NXT + card] = -1
-        if self.d[b + 2] == 0:
-            self.d[b] = card
-        else:
-            self.d[O_NXT + self.d[b + 1]] = card
-        self.d[b + 1] = card
-        self.d[b + 2] += 1
-        if self.d[O_LOC + card] != car:
-            self.d[O_LOC + card] = car
-            self._card_enter(car >> 2, card)
+        """A card arrives at the back of caravan `car` (and counts for its owner)."""
+        self._relink_back(car, card)
+        self._arrive(car, card)
 
     def _push_front(self, car: cython.int, card: cython.int) -> None:
-        b: cython.int = O_CAR + car * 3
-        if self.d[b + 2] == 0:
-            self.d[b + 1] = card
-            self.d[O_NXT + card] = -1
-        else:
-            self.d[O_NXT + card] = self.d[b]
-        self.d[b] = card
-        self.d[b + 2] += 1
+        self._relink_front(car, card)
+        self._arrive(car, card)
+
+    def _arrive(self, car: cython.int, card: cython.int) -> None:
         if self.d[O_LOC + card] != car:
             self.d[O_LOC + card] = car
             self._card_enter(car >> 2, card)

@@ -221,6 +221,7 @@ cdef class State:
     cdef int _front(self, int car)
     cdef void _push_back(self, int car, int card)
     cdef void _push_front(self, int car, int card)
+    cdef void _arrive(self, int car, int card)
     cdef void _unlink(self, int car, int card)
     cdef void _leave_caravan(self, int card, int newloc)
     cdef int _at(self, int car, int pos)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -328,36 +329,42 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     return d, int(rng) or 1, observer
 
 
+def _read_deck(spec: Any, pointer: str, place: Callable[[Any, str], int], d: list[int], known_off: int,
+               observer_bit: int) -> tuple[dict[int, int], int | None]:
+    """The positions a deck document names (position -> card or contract id) and its count,
+    from any of its forms: a list (top first), {"cards", "known_by"} or {"count", "known"}.
+    Sets what each named card's position is known to: `known_by`, or `observer_bit` in a view."""
+    known: dict[int, int] = {}
+    if isinstance(spec, list):
+        for i, x in enumerate(spec):
+            known[i] = place(x, f"{pointer}/{i}")
+        return known, len(spec)
+    if not isinstance(spec, dict):
+        return known, None
+    cards = spec.get("cards")
+    if cards is not None:
+        for i, x in enumerate(cards):
+            known[i] = place(x, f"{pointer}/cards/{i}")
+        for i, mask in enumerate(spec.get("known_by", [])[: len(cards)]):
+            d[known_off + known[i]] = mask
+        return known, len(cards)
+    for j, (idx, x) in enumerate(spec.get("known", [])):
+        if idx in known:
+            raise StateError(f"{pointer}/known/{j}", f"position {idx} is given twice")
+        known[idx] = place(x, f"{pointer}/known/{j}/1")
+        d[known_off + known[idx]] = observer_bit
+    count = spec.get("count")
+    return known, count if isinstance(count, int) else None
+
+
 def _load_person_deck(b: _Builder, spec: Any, name: str, observer: int | None, hidden_limbo: int) -> None:
     d = b.d
     decks = STD_DECKS if name == "standard" else ("special",)
     off, cap = (L.O_STD, L.STD_CAP) if name == "standard" else (L.O_SPC, L.SPC_CAP)
     loc = L.L_STD if name == "standard" else L.L_SPC
     pointer = f"/decks/{name}"
-    known: dict[int, int] = {}
-    count: int | None = None
-    if isinstance(spec, list):
-        for i, slug in enumerate(spec):
-            known[i], _ = b.card(slug, f"{pointer}/{i}", decks)
-        count = len(spec)
-    elif isinstance(spec, dict):
-        cards = spec.get("cards")
-        if cards is not None:
-            for i, slug in enumerate(cards):
-                known[i], _ = b.card(slug, f"{pointer}/cards/{i}", decks)
-            count = len(cards)
-            for i, mask in enumerate(spec.get("known_by", [])):
-                if i < len(cards):
-                    d[L.O_KNOWN + known[i]] = mask
-        else:
-            count = spec.get("count")
-            for j, pair in enumerate(spec.get("known", [])):
-                idx, slug = pair
-                if idx in known:
-                    raise StateError(f"{pointer}/known/{j}", f"position {idx} is given twice")
-                known[idx], _ = b.card(slug, f"{pointer}/known/{j}/1", decks)
-                if observer is not None and name == "special":
-                    d[L.O_KNOWN + known[idx]] = 1 << observer
+    bit = 1 << observer if observer is not None and name == "special" else 0
+    known, count = _read_deck(spec, pointer, lambda x, ptr: b.card(x, ptr, decks)[0], d, L.O_KNOWN, bit)
     rest = b.leftovers(decks)
     b.shuffler.shuffle(rest)  # the part of the deck the document leaves out is shuffled
     # cards drawn mid-turn that the document does not name come from the unseen pool
@@ -390,30 +397,8 @@ def _load_person_deck(b: _Builder, spec: Any, name: str, observer: int | None, h
 def _load_contract_deck(b: _Builder, spec: Any, observer: int | None, hidden_limbo: int) -> None:
     d = b.d
     pointer = "/decks/contract"
-    known: dict[int, int] = {}
-    count: int | None = None
-    if isinstance(spec, list):
-        for i, number in enumerate(spec):
-            known[i] = b.contract(number, f"{pointer}/{i}")
-        count = len(spec)
-    elif isinstance(spec, dict):
-        cards = spec.get("cards")
-        if cards is not None:
-            for i, number in enumerate(cards):
-                known[i] = b.contract(number, f"{pointer}/cards/{i}")
-            count = len(cards)
-            for i, mask in enumerate(spec.get("known_by", [])):
-                if i < len(cards):
-                    d[L.O_CKNOWN + known[i]] = mask
-        else:
-            count = spec.get("count")
-            for j, pair in enumerate(spec.get("known", [])):
-                idx, number = pair
-                if idx in known:
-                    raise StateError(f"{pointer}/known/{j}", f"position {idx} is given twice")
-                known[idx] = b.contract(number, f"{pointer}/known/{j}/1")
-                if observer is not None:
-                    d[L.O_CKNOWN + known[idx]] = 1 << observer
+    bit = 1 << observer if observer is not None else 0
+    known, count = _read_deck(spec, pointer, b.contract, d, L.O_CKNOWN, bit)
     rest = sorted(b.contracts_left)
     b.shuffler.shuffle(rest)
     for i in range(hidden_limbo):
