@@ -80,7 +80,11 @@ def validate_schema(doc: Any) -> None:
     errors = sorted(validator.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         e = max(errors, key=lambda e: len(e.absolute_path))
-        raise StateError(_pointer(e.absolute_path), e.message)
+        path = list(e.absolute_path)
+        if e.validator == "required" and isinstance(e.instance, dict):
+            missing = [k for k in e.validator_value if k not in e.instance]
+            path += missing[:1]  # point at the missing field itself
+        raise StateError(_pointer(path), e.message)
 
 
 # ---- variants ------------------------------------------------------------------------------

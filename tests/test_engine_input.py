@@ -24,14 +24,14 @@ def rejected(engine: Engine, doc: Any) -> StateError:
 
 
 @pytest.mark.parametrize("mutate,pointer", [
-    (lambda d: d.pop("seats"), ""),
+    (lambda d: d.pop("seats"), "/seats"),
     (lambda d: d.update(schema="kashgar/state@9"), "/schema"),
     (lambda d: d.update(players="two"), "/players"),
     (lambda d: d.update(players=5), "/players"),
     (lambda d: d["seats"][0]["resources"].update(gold=10), "/seats/0/resources/gold"),
     (lambda d: d["seats"][1]["resources"].update(mules=7), "/seats/1/resources/mules"),
     (lambda d: d["seats"][0]["resources"].update(ginger=-1), "/seats/0/resources/ginger"),
-    (lambda d: d["seats"][0]["resources"].pop("pepper"), "/seats/0/resources"),
+    (lambda d: d["seats"][0]["resources"].pop("pepper"), "/seats/0/resources/pepper"),
     (lambda d: d["seats"][0]["caravans"][0].append("dragon"), "/seats/0/caravans/0/2"),
     (lambda d: d["seats"][0]["caravans"][1].append("Recke!"), "/seats/0/caravans/1/2"),
     (lambda d: d.update(display=[1, 2, 3, 41]), "/display/3"),
