@@ -20,6 +20,15 @@ from typing import Any
 from bots.arena import run_arena
 from bots.levels import Level, dump_levels, load_levels
 
+FIELDS_DOC = (
+    "Presets of the same SO-ISMCTS search (bots/ismcts.py); data, not code. Fields: iterations (budget per\n"
+    "decision), time_ms (0: none), c (UCB exploration), rollout (\"eval\": `depth` random decisions then the\n"
+    "heuristic; \"playout\": to the end), depth, scale (softmax scale of the heuristic), temperature (the final\n"
+    "choice is sampled over visits ** (1/T); 0 = most visited). Low levels are weak the human way: a small\n"
+    "budget and a temperature over the moves the search liked, never a random blunder.\n"
+    "elo / elo_ci: the measured rating (the weakest level = 0) and the 95% half-width of its step."
+)
+
 
 @dataclass
 class Step:
@@ -130,9 +139,11 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str |
                              seed=seed, game=game, log=log)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({games} games per step,\n"
-              f"adjacent levels >= {min_gap:.0f} Elo apart with the step's 95% interval above 0).\n"
-              "Fields: see the comments of the shipped bots/levels.toml.")
+    clear = sum(1 for s in steps if s.ok)
+    header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({games} games per step, 2 players).\n"
+              f"Goal: adjacent levels >= {min_gap:.0f} Elo apart with the step's 95% interval above 0; "
+              f"met by {clear} of {len(tuned) - 1} steps.\n"
+              f"{FIELDS_DOC}")
     Path(levels_out).write_text(dump_levels(tuned, header), encoding="utf-8")
     md = markdown_table(tuned, steps)
     (out / "ladder.md").write_text(md, encoding="utf-8")
