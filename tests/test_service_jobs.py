@@ -174,13 +174,18 @@ def test_redis_cancel_before_start(settings: Settings, state: dict[str, Any]) ->
 def test_redis_results_expire(
     env: dict[str, str], redis_server: RedisServer, state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("KASHGAR_RESULT_TTL", "1")  # the worker that finishes the job reads it
-    s = Settings.from_env(overrides={"redis_url": redis_server.url, "result_ttl": 1})
+    monkeypatch.setenv("KASHGAR_RESULT_TTL", "2")  # the worker that finishes the job reads it
+    s = Settings.from_env(overrides={"redis_url": redis_server.url, "result_ttl": 2})
     manager = build_manager(s)
     rec = manager.submit(spec_of(state, iterations=20, parallel=1), None)
+    # before it finishes, a job is kept for the job TTL (a day by default)
+    conn = redis.Redis.from_url(redis_server.url)
+    key = f"{ENV['KASHGAR_KEY_PREFIX']}:job:{rec['id']}"
+    assert conn.ttl(key) > 60
     burst(s, manager)
-    assert manager.get(rec["id"]) is not None
-    time.sleep(1.6)
+    # once finished, only for the result TTL (read from Redis, not from a race with the clock)
+    assert 0 < conn.ttl(key) <= 2 or conn.exists(key) == 0
+    time.sleep(2.6)
     assert manager.get(rec["id"]) is None
 
 
