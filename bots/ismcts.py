@@ -191,6 +191,7 @@ class Search:
         self.o_res = self.o_disp = self.s_disp_n = self.s_players = 0
         self.w_spice = self.w_gold = self.w_mules = self.w_reach = 0.0
         self.plen = 0
+        self.next_poll = 0.0
         self.expanded = 0
         self.fixed = 0  # 1: perfect-information UCT on the root state itself (determinized baseline)
 
@@ -400,6 +401,32 @@ class Search:
                     best = x
         return v + self.w_reach * best
 
+    def _budget_spent(self, done: int, iterations: int, deadline: float,
+                      should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> bool:
+        """Whether to stop before another iteration: the iteration budget is used, the deadline
+        has passed, or a stop was requested (asked, with a progress report, every 50 ms)."""
+        if iterations > 0 and done >= iterations:
+            return True
+        if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None):
+            t = time.perf_counter()
+            if deadline > 0.0 and t >= deadline:
+                return True
+            if t >= self.next_poll:
+                self.next_poll = t + 0.05
+                if should_stop is not None and should_stop():
+                    return True
+                if progress is not None:
+                    progress(done)
+        return False
+
+    def _push_path(self, plen: int, node: int) -> int:
+        """Append `node` to the descent path (growing it when full); the new length."""
+        if plen >= self.pathcap:
+            self.plen = plen
+            self._ensure_path_cap(plen + 1)
+        self.path[plen] = node
+        return plen + 1
+
     def _run_engine(self, root: Any, observer: int, iterations: int, deadline: float,
                     should_stop: Callable[[], bool] | None,
                     progress: Callable[[int], None] | None) -> int:
@@ -410,26 +437,13 @@ class Search:
         i = 0
         p = 0
         w = 0
-        t = 0.0
         m = 0.0
         sm = 0.0
-        next_poll = time.perf_counter() + 0.05
+        self.next_poll = time.perf_counter() + 0.05
         tr = self.tree
         np_ = root.d[self.s_players]
         self.nplayers = np_
-        while True:
-            if iterations > 0 and done >= iterations:
-                break
-            if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None):
-                t = time.perf_counter()
-                if deadline > 0.0 and t >= deadline:
-                    break
-                if t >= next_poll:
-                    next_poll = t + 0.05
-                    if should_stop is not None and should_stop():
-                        break
-                    if progress is not None:
-                        progress(done)
+        while not self._budget_spent(done, iterations, deadline, should_stop, progress):
             if self.fixed:
                 d = root.clone()
             else:
@@ -444,11 +458,7 @@ class Search:
                 for i in range(n):
                     self.legbuf[i] = d.legal_buf[i]
                 node = self._step_buf(node, n, d.current_player())
-                if plen >= self.pathcap:
-                    self.plen = plen
-                    self._ensure_path_cap(plen + 1)
-                self.path[plen] = node
-                plen += 1
+                plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])
                 if self.expanded:
                     break
@@ -489,22 +499,10 @@ class Search:
                      should_stop: Callable[[], bool] | None,
                      progress: Callable[[int], None] | None) -> int:
         done = 0
-        next_poll = time.perf_counter() + 0.05
+        self.next_poll = time.perf_counter() + 0.05
         tr = self.tree
         self.nplayers = root.players
-        while True:
-            if iterations > 0 and done >= iterations:
-                break
-            if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None):
-                t = time.perf_counter()
-                if deadline > 0.0 and t >= deadline:
-                    break
-                if t >= next_poll:
-                    next_poll = t + 0.05
-                    if should_stop is not None and should_stop():
-                        break
-                    if progress is not None:
-                        progress(done)
+        while not self._budget_spent(done, iterations, deadline, should_stop, progress):
             if self.fixed:
                 d = root.clone()
             else:
@@ -514,11 +512,7 @@ class Search:
             plen = 1
             while not d.is_terminal():
                 node = self.step(node, d.legal_codes(), d.current_player())
-                if plen >= self.pathcap:
-                    self.plen = plen
-                    self._ensure_path_cap(plen + 1)
-                self.path[plen] = node
-                plen += 1
+                plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])
                 if self.expanded:
                     break

@@ -60,6 +60,7 @@ cdef class Search:
 
     cdef public int legcap
     cdef public int pathcap
+    cdef public double next_poll
     cdef public object _vals
     cdef public double[::1] vals
     cdef public int o_res, o_disp, s_disp_n, s_players
@@ -89,11 +90,17 @@ cdef class Search:
                    best=double, x=double, R=CRules)
     cpdef double heuristic(self, CState d, int p)
 
-    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, p=int, w=int, t=double, m=double,
-                   sm=double, next_poll=double, tr=Tree, np_=int, d=CState)
+    @cython.locals(t=double)
+    cdef bint _budget_spent(self, long done, long iterations, double deadline, object should_stop,
+                            object progress)
+
+    cdef int _push_path(self, int plen, int node)
+
+    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, p=int, w=int, m=double,
+                   sm=double, tr=Tree, np_=int, d=CState)
     cdef long _run_engine(self, CState root, int observer, long iterations, double deadline,
                           object should_stop, object progress)
 
-    @cython.locals(done=long, node=int, plen=int, t=double, next_poll=double, tr=Tree)
+    @cython.locals(done=long, node=int, plen=int, tr=Tree)
     cdef long _run_generic(self, object root, int observer, long iterations, double deadline,
                            object evaluator, object should_stop, object progress)
