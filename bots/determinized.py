@@ -48,11 +48,12 @@ class DeterminizedBot(Bot):
                 import time
 
                 deadline = time.perf_counter() + float(time_ms) / 1000.0 / self.worlds
-            s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, cfg.scale, rng.getrandbits(31),
+            ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
+            s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, rng.getrandbits(31),
                            share + 16 if share else 4096)
+            s.eps = cfg.eps
             s.fixed = 1
-            done += s.run(world, me, share, deadline, make_evaluator(cfg.evaluator, world, cfg.scale),
-                          should_stop, None)
+            done += s.run(world, me, share, deadline, ev, should_stop, None)
             for code, v, r, x in s.root_stats():
                 m = merged.setdefault(code, [0, 0.0, 0.0])
                 m[0] += v

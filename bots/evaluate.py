@@ -2,19 +2,16 @@
 
 Perspective: every reward vector has one entry per seat, `r[p]` being seat `p`'s reward in [0, 1].
 Terminal states give 1 to the winner and 0 to the others (ties are broken by the rules, so
-exactly one winner). A non-terminal state is scored by a heuristic *value* per seat (in VP-like
-units) turned into a win-probability vector by a softmax, so that both kinds of leaf sum to 1
-and mean rewards read as win probabilities.
+exactly one winner). A non-terminal state is scored by a heuristic *value* per seat turned into a
+win-probability vector by a softmax (`softmax(scale * values)`), so that both kinds of leaf sum to 1
+and mean rewards read as win probabilities. Kashgar's evaluators give values in log-odds units
+(scale 1); the VP evaluator (any game) gives VP and has a scale of its own.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any, Protocol
-
-# Resource indices (docs/engine-api.md).
-GINGER, CLOVES, PEPPER, ANISE, CINNAMON, GOLD, MULES = range(7)
-SPICES = (GINGER, CLOVES, PEPPER, ANISE, CINNAMON)
 
 
 def terminal_rewards(st: Any) -> list[float]:
@@ -50,93 +47,73 @@ class VPEvaluator:
         return [float(st.vp(p)) for p in range(st.players)]
 
 
-class _EngineTables:
-    """Contract tables and state-array offsets of the engine, read once (None without an engine)."""
+class WeightedEvaluator:
+    """Kashgar's evaluation: a weighted sum of per-seat features (`bots.features`), in log-odds units.
 
-    def __init__(self) -> None:
-        self.loaded = False
-        self.con_vp: list[int] = []
-        self.con_mules: list[int] = []
-        self.con_cost: list[int] = []
-        self.layout: dict[str, int] = {}
-
-    def load(self) -> bool:
-        if not self.loaded:
-            self.loaded = True
-            try:
-                from engine_ext import carddata
-                from engine_ext import core as core_py
-
-                t = carddata.default().tables
-                self.con_vp = list(t["con_vp"])
-                self.con_mules = list(t["con_mules"])
-                self.con_cost = list(t["con_cost"])
-                self.layout = dict(core_py.layout())
-            except Exception:  # noqa: BLE001 - no engine: VP only
-                self.layout = {}
-        return bool(self.layout)
-
-
-TABLES = _EngineTables()
-
-
-class KashgarEvaluator:
-    """VP plus what the position is worth: resources, and the best face-up contract within reach.
-
-    value(p) = VP
-             + spice * sum(min(spice_k, 7)) + gold * min(gold, 7) + mules * min(mules, 5)
-             + reach * max over face-up contracts c of VP(c) * coverage(c) ** 2,
-    coverage(c) = the part of c's cost (spices, gold, and mules: the larger of requirement and
-    cost) the player already holds. The compiled search computes the same formula on the state
-    array (`Search.heuristic`); `engine_weights` hands it the weights.
+    The search core computes it (`Search.heuristic`, compiled with the search when the engine is
+    compiled); `values` asks a search core of the state's own build, so both paths agree exactly.
+    `scale` multiplies the values before the softmax (1 = as the weights were made).
     """
 
-    def __init__(self, scale: float = 0.35, spice: float = 0.2, gold: float = 0.18, mules: float = 0.22,
-                 reach: float = 0.35) -> None:
+    def __init__(self, weights: dict[str, tuple[float, float]], scale: float = 1.0, name: str = "") -> None:
+        self.weights = dict(weights)
         self.scale = scale
-        self.w_spice = spice
-        self.w_gold = gold
-        self.w_mules = mules
-        self.w_reach = reach
+        self.name = name
+        self._vector: list[float] | None = None
+        self._cores: dict[bool, Any] = {}
 
-    def engine_weights(self) -> tuple[float, float, float, float]:
-        return (self.w_spice, self.w_gold, self.w_mules, self.w_reach)
+    def engine_weights(self) -> list[float]:
+        """The weight vector the search core takes (`Search.set_weights`)."""
+        if self._vector is None:
+            from bots.features import engine_kind_slugs, feature_names, weight_vector
+
+            self._vector = weight_vector(self.weights, feature_names(engine_kind_slugs()))
+        return self._vector
+
+    def rollout_weights(self) -> list[float]:
+        """The weights greedy rollouts choose by: the hand-made heuristic's (a sensible player's moves,
+        whatever the leaf evaluation; fitted weights predict outcomes of exactly such play)."""
+        from bots.features import HAND_WEIGHTS, engine_kind_slugs, feature_names, weight_vector
+
+        return weight_vector(HAND_WEIGHTS, feature_names(engine_kind_slugs()))
+
+    def _core(self, st: Any) -> Any:
+        compiled = type(st).__module__.endswith("_c")
+        core = self._cores.get(compiled)
+        if core is None:
+            from bots import load_search
+
+            core = load_search(compiled).Search()
+            core.set_weights(self.engine_weights())
+            self._cores[compiled] = core
+        return core
 
     def values(self, st: Any) -> list[float]:
-        n = st.players
-        if not hasattr(st, "export") or not TABLES.load():
-            return [float(st.vp(p)) for p in range(n)]
-        d = st.export()
-        lay = TABLES.layout
-        o_res, o_disp = lay["O_RES"], lay["O_DISP"]
-        display = [d[o_disp + i] for i in range(d[lay["S_DISP_N"]])]
-        cost, req, cvp = TABLES.con_cost, TABLES.con_mules, TABLES.con_vp
-        out = []
-        for p in range(n):
-            r = d[o_res + 7 * p: o_res + 7 * p + 7]
-            v = float(st.vp(p))
-            v += self.w_spice * sum(min(r[k], 7) for k in SPICES)
-            v += self.w_gold * min(r[GOLD], 7)
-            v += self.w_mules * min(r[MULES], 5)
-            best = 0.0
-            for c in display:
-                total = covered = 0
-                for k in range(6):
-                    need = cost[c * 7 + k]
-                    total += need
-                    covered += min(need, r[k])
-                need = max(req[c], cost[c * 7 + MULES])
-                total += need
-                covered += min(need, r[MULES])
-                if total > 0:
-                    x = covered / total
-                    best = max(best, cvp[c] * x * x)
-            out.append(v + self.w_reach * best)
-        return out
+        core = self._core(st)
+        return [core.heuristic(st, p) for p in range(st.players)]
+
+
+class KashgarEvaluator(WeightedEvaluator):
+    """The first, hand-made heuristic: VP, capped resources and the best face-up contract in reach."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        from bots.features import HAND_WEIGHTS
+
+        super().__init__(HAND_WEIGHTS, scale, "kashgar")
+
+
+class FittedEvaluator(WeightedEvaluator):
+    """Weights fitted to self-play outcomes by `kashgar fit-eval` (bots/eval_weights.json)."""
+
+    def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
+        from bots.features import load_weights
+
+        super().__init__(load_weights(path), scale, "fitted")
 
 
 def default_evaluator(st: Any) -> Evaluator:
-    """The evaluator for `st`'s game: Kashgar's heuristic when the core has its readers."""
+    """The evaluator for `st`'s game: Kashgar's hand-made heuristic for engine states (the fitted
+    weights predict outcomes better but played no stronger: BENCHMARKS.md), VP otherwise."""
     if hasattr(st, "export") and hasattr(st, "res"):
         return KashgarEvaluator()
     return VPEvaluator()

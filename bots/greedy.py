@@ -21,10 +21,19 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def __init__(self, samples: int = 3, depth: int = 3, evaluator: Evaluator | None = None) -> None:
+    def __init__(self, samples: int = 3, depth: int = 3, evaluator: Evaluator | str | None = None,
+                 weights: str = "") -> None:
         self.samples = samples
         self.depth = depth
-        self.evaluator = evaluator
+        self.evaluator = evaluator  # an Evaluator, or a name ("fitted", "kashgar", "vp"); None: the default
+        self.weights = weights      # the fitted evaluator's weights file ("" = the shipped one)
+
+    def _evaluator(self, st: Any) -> Evaluator:
+        if isinstance(self.evaluator, str):
+            from bots.ismcts_bot import make_evaluator
+
+            self.evaluator = make_evaluator(self.evaluator, st, 1.0, self.weights)
+        return self.evaluator or default_evaluator(st)
 
     def _score(self, st: Any, me: int, ev: Evaluator) -> float:
         if st.is_terminal():
@@ -48,7 +57,7 @@ class GreedyBot(Bot):
                 should_stop: StopFn | None = None) -> Analysis:
         t = Timer()
         st, me, codes = decision_point(game)
-        ev = self.evaluator or default_evaluator(st)
+        ev = self._evaluator(st)
         rng = random.Random(seed)
         if len(codes) == 1:
             return Analysis(codes[0], [Alternative(codes[0], 1, float("nan"), float("nan"), float("nan"))],

@@ -15,8 +15,10 @@ at the root). Every iteration:
    parent was reached (not the parent's visits: a decision that is rarely legal must not be
    over-explored). Every compatible child's availability is counted on the way.
 3. **Expand**: one random decision legal here that has no child yet gets a node.
-4. **Evaluate**: either a random playout to the end (`rollout="playout"`) or up to `depth`
-   random decisions and then the heuristic evaluator (`rollout="eval"`); the result is a reward
+4. **Evaluate**: either a random playout to the end (`rollout="playout"`), or up to `depth`
+   random decisions (`rollout="eval"`) or epsilon-greedy decisions (`rollout="greedy"`: the mover
+   takes the decision whose result it values most, a random one with probability `eps`) and then
+   the heuristic evaluator; the result is a reward
    vector with one entry per seat (`bots.evaluate`).
 5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
    (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
@@ -43,7 +45,10 @@ import cython
 MASK64 = 0xFFFFFFFFFFFFFFFF
 ROLL_EVAL = 0
 ROLL_PLAYOUT = 1
+ROLL_GREEDY = 2
 NO_NODE = -1  # (written as -1 in the code so that the compiled loop compares C ints)
+FIXED_FEATURES = 8  # features before the per-card-kind counts (bots.features.FEATURES)
+MAX_FEATURES = 72  # FIXED_FEATURES + the engine's 64 card kinds at most
 
 
 def ucb_value(reward_sum: float, visits: int, avail: int, c: float) -> float:
@@ -189,11 +194,18 @@ class Search:
         self.vps = self._vps
         self.vals = self._vals
         self.o_res = self.o_disp = self.s_disp_n = self.s_players = 0
-        self.w_spice = self.w_gold = self.w_mules = self.w_reach = 0.0
+        self.o_ncar = self.o_car = self.o_nxt = self.o_flip = 0
+        self._w = _dbl_array(4 * MAX_FEATURES)  # leaf weights (a, b), then the greedy rollouts' (a, b)
+        self._f = _dbl_array(MAX_FEATURES)
+        self.w = self._w
+        self.f = self._f
+        self.nfeat = 0
         self.plen = 0
         self.next_poll = 0.0
         self.expanded = 0
         self.fixed = 0  # 1: perfect-information UCT on the root state itself (determinized baseline)
+        self.eps = 0.1  # rollout="greedy": the chance of a random decision instead of the greedy one
+        self.scratch: Any = None
 
     def rand(self) -> int:
         """xorshift64*: the next 64-bit pseudo-random number."""
@@ -348,6 +360,13 @@ class Search:
         return hasattr(root, "d") and hasattr(root, "legal_buf") and hasattr(root, "R")
 
     def _setup_engine(self, root: Any, evaluator: Any) -> None:
+        roll = getattr(evaluator, "rollout_weights", None)
+        self.set_weights(evaluator.engine_weights(), roll() if roll is not None else None)
+
+    def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
+        """The evaluation's weights: `a` then `b`, one of each per feature (see `features`); the value
+        of a seat is sum_i (a_i + b_i * t) * f_i, t = the game's progress (`progress`). The greedy
+        rollouts choose by `rollout_weights` (default: the same weights)."""
         from engine_ext import core as core_py  # the offsets (the compiled module has them as C ints)
 
         lay = core_py.layout()
@@ -355,30 +374,50 @@ class Search:
         self.o_disp = lay["O_DISP"]
         self.s_disp_n = lay["S_DISP_N"]
         self.s_players = lay["S_PLAYERS"]
-        w = evaluator.engine_weights()
-        self.w_spice, self.w_gold, self.w_mules, self.w_reach = w
+        self.o_ncar = lay["O_NCAR"]
+        self.o_car = lay["O_CAR"]
+        self.o_nxt = lay["O_NXT"]
+        self.o_flip = lay["O_FLIP"]
+        if rollout_weights is None:
+            rollout_weights = weights
+        n = len(weights) // 2
+        if len(weights) != 2 * n or n > MAX_FEATURES or len(rollout_weights) != 2 * n:
+            raise ValueError(f"want 2 x (at most {MAX_FEATURES}) weights, got {len(weights)} and "
+                             f"{len(rollout_weights)}")
+        self.nfeat = n
+        for i in range(n):
+            self.w[i] = weights[i]
+            self.w[MAX_FEATURES + i] = weights[n + i]
+            self.w[2 * MAX_FEATURES + i] = rollout_weights[i]
+            self.w[3 * MAX_FEATURES + i] = rollout_weights[n + i]
 
-    def heuristic(self, d: Any, p: int) -> float:
-        """The Kashgar heuristic value of seat `p` (same formula as bots.evaluate.KashgarEvaluator)."""
+    def _features(self, d: Any, p: int) -> None:
+        """Fill `self.f` with seat `p`'s features (the order of `bots.features.FEATURES`)."""
         r = self.o_res + p * 7
         k = 0
         i = 0
         c = 0
+        car = 0
+        card = 0
+        _k = 0
         need = 0
         have = 0
         covered = 0
         total = 0
-        v = float(d.vp(p))
         best = 0.0
+        reach = 0.0
         x = 0.0
+        R = d.R
+        for i in range(FIXED_FEATURES + R.nkinds):
+            self.f[i] = 0.0
+        self.f[0] = d.vp(p)
         for k in range(5):
             have = d.d[r + k]
-            v += self.w_spice * (have if have < 7 else 7)
+            self.f[1] += have if have < 7 else 7
         have = d.d[r + 5]
-        v += self.w_gold * (have if have < 7 else 7)
+        self.f[2] = have if have < 7 else 7
         have = d.d[r + 6]
-        v += self.w_mules * (have if have < 5 else 5)
-        R = d.R
+        self.f[3] = have if have < 5 else 5
         for i in range(d.d[self.s_disp_n]):
             c = d.d[self.o_disp + i]
             covered = 0
@@ -395,11 +434,78 @@ class Search:
             total += need
             covered += need if have >= need else have
             if total > 0:
-                x = covered / total
+                x = covered * 1.0 / total  # a C double division (the build sets cdivision)
                 x = R.con_vp[c] * x * x
+                reach += x
                 if x > best:
                     best = x
-        return v + self.w_reach * best
+        self.f[4] = best
+        self.f[5] = reach
+        self.f[6] = d.d[self.o_ncar + p]
+        for i in range(d.d[self.o_ncar + p]):
+            car = p * 4 + i
+            self.f[7] += d.d[self.o_car + car * 3 + 2]
+            card = d.d[self.o_car + car * 3]
+            for _k in range(d.d[self.o_car + car * 3 + 2]):
+                c = R.ckind[card]
+                if c == R.k_patriarch and d.d[self.o_flip + card]:
+                    c = R.k_matriarch
+                self.f[FIXED_FEATURES + c] += 1.0
+                card = d.d[self.o_nxt + card]
+
+    def progress(self, d: Any) -> float:
+        """How far the game is: the leader's VP / 25, at most 1."""
+        p = 0
+        best = 0
+        for p in range(d.d[self.s_players]):
+            if d.vp(p) > best:
+                best = d.vp(p)
+        return best / 25.0 if best < 25 else 1.0
+
+    def features(self, d: Any, p: int) -> list[float]:
+        """Seat `p`'s features of state `d` (an engine state of this build), as a list."""
+        if self.o_car == 0:
+            self.set_weights([0.0, 0.0])
+        self._features(d, p)
+        return [self.f[i] for i in range(FIXED_FEATURES + d.R.nkinds)]
+
+    def heuristic(self, d: Any, p: int) -> float:
+        """Seat `p`'s value: sum_i (a_i + b_i * t) * f_i over its features (`set_weights`)."""
+        return self._value(d, p, self.progress(d), 0)
+
+    def _value(self, d: Any, p: int, t: float, base: int) -> float:
+        """The value with the leaf weights (`base` 0) or the rollouts' (`base` 2 * MAX_FEATURES)."""
+        i = 0
+        v = 0.0
+        self._features(d, p)
+        for i in range(self.nfeat):
+            v += (self.w[base + i] + self.w[base + MAX_FEATURES + i] * t) * self.f[i]
+        return v
+
+    def _greedy_choice(self, d: Any, n: int) -> int:
+        """The index (in `d.legal_buf[0:n]`) of the decision after which the mover's own heuristic
+        value is highest (ties broken at random), tried on the scratch state."""
+        i = 0
+        best = 0
+        ties = 0
+        v = 0.0
+        bestv = -1e300
+        me = d.current_player()
+        t = self.progress(d)
+        sc = self.scratch
+        for i in range(n):
+            sc.copy_from(d)
+            sc.apply_unchecked(d.legal_buf[i])
+            v = self._value(sc, me, t, 2 * MAX_FEATURES)
+            if v > bestv + 1e-12:
+                bestv = v
+                best = i
+                ties = 1
+            elif v > bestv - 1e-12:
+                ties += 1
+                if self.rand() % ties == 0:
+                    best = i
+        return best
 
     def _budget_spent(self, done: int, iterations: int, deadline: float,
                       should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> bool:
@@ -443,6 +549,8 @@ class Search:
         tr = self.tree
         np_ = root.d[self.s_players]
         self.nplayers = np_
+        if self.rollout == 2 and self.scratch is None:
+            self.scratch = root.clone()
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
             if self.fixed:
                 d = root.clone()
@@ -463,7 +571,7 @@ class Search:
                 if self.expanded:
                     break
             self.plen = plen
-            # evaluate: a few random decisions, then the heuristic (or the end of the game)
+            # evaluate: a few random or greedy decisions, then the heuristic (or the end of the game)
             if self.rollout == 1 and not d.is_terminal():
                 d.playout(self.rand() & 0x7FFFFFFF)
             else:
@@ -471,7 +579,10 @@ class Search:
                     if d.is_terminal():
                         break
                     n = d.gen_legal()
-                    d.apply_unchecked(d.legal_buf[self.rand() % n])
+                    if self.rollout == 2 and n > 1 and self.rand() % 1000000 >= self.eps * 1000000:
+                        d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n)])
+                    else:
+                        d.apply_unchecked(d.legal_buf[self.rand() % n])
             if d.is_terminal():
                 w = d.winner()
                 for p in range(np_):
@@ -479,8 +590,9 @@ class Search:
                     self.vps[p] = d.vp(p)
             else:
                 m = -1e300
+                t = self.progress(d)
                 for p in range(np_):
-                    self.vals[p] = self.scale * self.heuristic(d, p)
+                    self.vals[p] = self.scale * self._value(d, p, t, 0)
                     if self.vals[p] > m:
                         m = self.vals[p]
                     self.vps[p] = d.vp(p)

@@ -23,11 +23,11 @@ from bots.base import (
     decision_point,
     sample_by_temperature,
 )
-from bots.evaluate import Evaluator, KashgarEvaluator, VPEvaluator, default_evaluator
+from bots.evaluate import Evaluator, FittedEvaluator, KashgarEvaluator, VPEvaluator, default_evaluator
 from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
-ROLLOUTS = {"eval": 0, "playout": 1}
+ROLLOUTS = {"eval": 0, "playout": 1, "greedy": 2}
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,14 @@ class ISMCTSConfig:
     iterations: int = 2000        # budget when the caller gives none (0: time only)
     time_ms: float = 0.0          # wall-clock budget when the caller gives none (0: none)
     c: float = 0.7                # UCB exploration constant
-    rollout: str = "eval"         # "eval": `depth` random decisions then the heuristic; "playout": to the end
-    depth: int = 8                # random decisions before the evaluation (rollout="eval")
-    scale: float = 0.35           # softmax scale turning heuristic values into win probabilities
-    evaluator: str = "default"    # "default" (Kashgar's heuristic when available), "kashgar", "vp"
+    rollout: str = "eval"         # "eval": `depth` random decisions then the heuristic; "greedy": `depth`
+                                  # epsilon-greedy decisions then the heuristic; "playout": random to the end
+    depth: int = 8                # decisions before the evaluation (rollout="eval" or "greedy")
+    eps: float = 0.1              # rollout="greedy": chance of a random decision instead of the greedy one
+    scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
+    evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
+                                  # "fitted" (weights fitted by `kashgar fit-eval`), "vp"
+    weights: str = ""             # evaluator "fitted"/"default": a weights file ("" = bots/eval_weights.json)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     compiled: bool | None = None  # search core: None = default, True/False = force
 
@@ -51,13 +55,17 @@ class ISMCTSConfig:
         return asdict(self)
 
 
-def make_evaluator(name: str, st: Any, scale: float) -> Evaluator:
-    if name == "vp":
-        return VPEvaluator(scale)
-    if name == "kashgar":
-        return KashgarEvaluator(scale)
-    ev = default_evaluator(st)
-    ev.scale = scale
+def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evaluator:
+    """The evaluator `name` for `st`'s game, its softmax scale multiplied by `scale`; `weights`: the
+    weights file of the fitted evaluator (default: the shipped one)."""
+    makers: dict[str, Any] = {"vp": VPEvaluator, "kashgar": KashgarEvaluator,
+                              "fitted": lambda: FittedEvaluator(path=weights or None)}
+    if name not in makers and name != "default":
+        raise ValueError(f"unknown evaluator {name!r}: default, fitted, kashgar or vp")
+    if name == "default" and weights and hasattr(st, "export"):
+        name = "fitted"
+    ev = makers[name]() if name in makers else default_evaluator(st)
+    ev.scale *= scale
     return ev
 
 
@@ -81,9 +89,10 @@ class ISMCTSBot(Bot):
         tms = float(time_ms or 0.0)
         if iters <= 0 and tms <= 0:
             iters = 1
-        ev = make_evaluator(cfg.evaluator, st, cfg.scale)
-        s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, cfg.scale, seed,
+        ev = make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
+        s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
                        (iters + 16) if iters > 0 else 4096)
+        s.eps = cfg.eps
         t = Timer()
         deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
         cb = None

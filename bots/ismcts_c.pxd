@@ -3,6 +3,7 @@ cimport cython
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef unsigned long long MASK64
+cdef int FIXED_FEATURES, MAX_FEATURES
 
 @cython.locals(mean=double)
 cpdef double ucb_value(double reward_sum, int visits, int avail, double c)
@@ -46,6 +47,8 @@ cdef class Search:
     cdef public int plen
     cdef public int expanded
     cdef public int fixed
+    cdef public double eps
+    cdef public object scratch
     cdef public unsigned long long rs
     cdef public Tree tree
     cdef public object _leg, _found, _path, _rew, _vps
@@ -63,8 +66,10 @@ cdef class Search:
     cdef public double next_poll
     cdef public object _vals
     cdef public double[::1] vals
-    cdef public int o_res, o_disp, s_disp_n, s_players
-    cdef public double w_spice, w_gold, w_mules, w_reach
+    cdef public int o_res, o_disp, s_disp_n, s_players, o_ncar, o_car, o_nxt, o_flip, nfeat
+    cdef public object _w, _f
+    cdef public double[::1] w
+    cdef public double[::1] f
 
     @cython.locals(n=int, i=int)
     cpdef int step(self, int node, object codes, int player)
@@ -86,9 +91,22 @@ cdef class Search:
 
     cpdef bint _engine_ok(self, object root, object evaluator)
 
-    @cython.locals(r=int, k=int, i=int, c=int, need=int, have=int, covered=int, total=int, v=double,
-                   best=double, x=double, R=CRules)
+    @cython.locals(n=int, i=int)
+    cpdef set_weights(self, object weights, object rollout_weights=*)
+
+    @cython.locals(r=int, k=int, _k=int, i=int, c=int, car=int, card=int, need=int, have=int, covered=int,
+                   total=int, best=double, reach=double, x=double, R=CRules)
+    cdef void _features(self, CState d, int p)
+
+    @cython.locals(p=int, best=int)
+    cpdef double progress(self, CState d)
+
+    cpdef list features(self, CState d, int p)
+
     cpdef double heuristic(self, CState d, int p)
+
+    @cython.locals(i=int, v=double)
+    cdef double _value(self, CState d, int p, double t, int base)
 
     @cython.locals(t=double)
     cdef bint _budget_spent(self, long done, long iterations, double deadline, object should_stop,
@@ -96,8 +114,11 @@ cdef class Search:
 
     cdef int _push_path(self, int plen, int node)
 
+    @cython.locals(i=int, best=int, ties=int, v=double, bestv=double, me=int, t=double, sc=CState)
+    cdef int _greedy_choice(self, CState d, int n)
+
     @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, p=int, w=int, m=double,
-                   sm=double, tr=Tree, np_=int, d=CState)
+                   sm=double, t=double, tr=Tree, np_=int, d=CState)
     cdef long _run_engine(self, CState root, int observer, long iterations, double deadline,
                           object should_stop, object progress)
 

@@ -1,0 +1,39 @@
+"""`kashgar fit-eval`: fit the evaluation's weights to self-play outcomes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "fit-eval", help="fit the search's evaluation weights to self-play outcomes",
+        description="Play self-play games with a policy, record every seat's features at each turn "
+                    "start, fit the weights of the evaluation (conditional logit of the winner), report "
+                    "the held-out log-loss next to the hand-made weights, and write the weights file.")
+    p.add_argument("--policy", default="greedy:evaluator=kashgar", help="bot spec that plays the games")
+    p.add_argument("-n", "--games", type=int, default=600)
+    p.add_argument("-p", "--players", type=int, default=2, choices=(2, 3, 4))
+    p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--l2", type=float, default=20.0, help="L2 penalty on the card values")
+    p.add_argument("--every", type=int, default=1, help="keep every k-th turn start of a game")
+    p.add_argument("--out", default="bots/eval_weights.json", help="weights file to write")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bots.fit_eval import fit_report, write
+
+    if args.games < 2:
+        print("kashgar fit-eval: --games must be at least 2 (some are held out)")
+        return 2
+    doc = fit_report(args.policy, args.games, args.players, args.seed, max(1, args.workers), args.l2,
+                     every=max(1, args.every))
+    write(doc, args.out)
+    print(json.dumps(doc["fit"], indent=1))
+    print(f"wrote {args.out}")
+    return 0
