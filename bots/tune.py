@@ -1,11 +1,18 @@
 """Calibrate the level presets into a measured ladder.
 
-Bottom up, each level is played against the one below it (2-player games, seats rotated). If it is
-not at least `min_gap` Elo stronger with the 95% interval of the difference above zero (so the two
-levels' intervals do not overlap), its preset is strengthened (budget x `grow`, temperature x 0.5)
-and the match is played again, up to `max_rounds` times. The ladder's Elo is the sum of measured
-adjacent differences (the weakest level is 0). Writes the level file, a Markdown and a JSON table,
-and a PNG plot of the ladder.
+Each level is played against its neighbour (2-player games, seats rotated) and must be at least
+`min_gap` Elo stronger than the level below it, with the 95% interval of the difference above zero
+(so the two levels' intervals do not overlap). Two directions:
+
+- `from_top=False` (bottom up): the weakest preset is the anchor; a level that is not clearly
+  stronger than the one below is strengthened (budget x `grow`, temperature halved) and replayed.
+- `from_top=True` (top down): the strongest preset is the anchor; a level that is not clearly
+  weaker than the one above is weakened (budget / `grow`, temperature doubled) and replayed. This
+  is the direction that works when more budget stops buying strength at the top (it does in
+  Kashgar from a few hundred iterations, BENCHMARKS.md): weaker play can always be had.
+
+Up to `max_rounds` replays a step. The ladder's Elo is the sum of measured adjacent differences
+(the weakest level is 0). Writes the level file, a Markdown and a JSON table, and a PNG plot.
 """
 
 from __future__ import annotations
@@ -46,9 +53,12 @@ class Step:
 
 
 def _spec(lv: Level) -> str:
-    c = lv.config
-    return (f"ismcts:iterations={c.iterations},c={c.c},depth={c.depth},temperature={c.temperature},"
-            f"rollout={c.rollout},scale={c.scale},evaluator={c.evaluator}")
+    """The arena spec of a level's preset (every setting spelled out)."""
+    d = lv.config.to_dict()
+    d.pop("compiled", None)
+    if not d.get("weights"):
+        d.pop("weights", None)
+    return "ismcts:" + ",".join(f"{k}={v}" for k, v in d.items())
 
 
 def above(lower: Level, cur: Level, grow: float) -> Level:
@@ -63,37 +73,90 @@ def above(lower: Level, cur: Level, grow: float) -> Level:
     return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
 
 
+def below(upper: Level, cur: Level, grow: float, floor: int = 1) -> Level:
+    """`cur`, lowered where needed to at least one shrink step below `upper` (budget / `grow` but
+    not under `floor`, temperature doubled, 0.05 from 0): the mirror of `above` for top-down
+    calibration."""
+    uc, cc = upper.config, cur.config
+    iterations = min(cc.iterations, max(floor, int(uc.iterations // grow)))
+    temperature = max(cc.temperature, round(uc.temperature * 2, 4) if uc.temperature > 0 else 0.05)
+    if iterations == cc.iterations and temperature == cc.temperature:
+        return cur
+    return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
+
+
+def weaken(lv: Level, grow: float, floor: int = 1) -> Level:
+    """One shrink step: budget / `grow` (not under `floor`: with fewer iterations than a few per
+    legal decision, visit counts say nothing and sampling them is a random move) and temperature
+    doubled (0.05 from 0)."""
+    c = lv.config
+    temperature = round(c.temperature * 2, 4) if c.temperature > 0 else 0.05
+    iterations = min(c.iterations, max(floor, int(c.iterations // grow)))
+    return replace(lv, config=c.with_(iterations=iterations, temperature=temperature))
+
+
+def _step(lower: Level, upper: Level, rnd: int, games: int, seed: int, workers: int, game: str,
+          min_gap: float, moved: Level, log: Callable[[str], None] | None) -> Step:
+    """Play `upper` against `lower` (`moved` is the one being calibrated) and judge the gap."""
+    lo_spec, up_spec = _spec(lower), _spec(upper)
+    if lo_spec == up_spec:
+        up_spec += ",c=" + str(upper.config.c)  # never a bot against itself
+    rep = run_arena([lo_spec, up_spec], games=games, players=2, seed=seed, workers=workers, game=game)
+    e, lo, hi = rep.elo[up_spec]
+    ok = e >= min_gap and lo > 0
+    if log:
+        log(f"{upper.name} vs {lower.name} (round {rnd}, {moved.name}: {moved.config.iterations} it, "
+            f"T={moved.config.temperature}): {e:+.0f} Elo [{lo:+.0f}, {hi:+.0f}] {'ok' if ok else 'too close'}")
+    return Step(lower.name, upper.name, rnd, moved.config.iterations, moved.config.temperature, rep.games,
+                rep.wins[up_spec] / max(1, rep.games), e, lo, hi, ok)
+
+
+def _rated(ladder: list[Level], final: list[Step]) -> list[Level]:
+    """`ladder` (weakest first) with Elo = the sum of the final adjacent steps (weakest = 0) and, as
+    each level's interval, the half-width of its step to the level below."""
+    out = [replace(ladder[0], elo=0.0, elo_ci=0.0)]
+    for lv, st in zip(ladder[1:], final, strict=True):
+        half = (st.high - st.low) / 2 if math.isfinite(st.high - st.low) else None
+        out.append(replace(lv, elo=(out[-1].elo or 0.0) + st.elo, elo_ci=half))
+    return out
+
+
 def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
               grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
-              log: Callable[[str], None] | None = None) -> tuple[list[Level], list[Step]]:
-    out = [replace(levels[0], elo=0.0, elo_ci=0.0)]
+              log: Callable[[str], None] | None = None, from_top: bool = False,
+              floor: int = 1) -> tuple[list[Level], list[Step]]:
+    """The calibrated levels (weakest first, rated) and every match played; `floor`: the smallest
+    budget top-down calibration lowers a preset to (it raises the temperature instead)."""
     steps: list[Step] = []
+    final: list[Step] = []
+    if from_top:
+        ladder = [levels[-1]]
+        for i in range(len(levels) - 2, -1, -1):
+            upper = ladder[0]
+            cur = below(upper, levels[i], grow, floor)
+            for rnd in range(max_rounds + 1):
+                st = _step(cur, upper, rnd, games, seed + 1000 * i + rnd, workers, game, min_gap, cur, log)
+                steps.append(st)
+                if st.ok or rnd == max_rounds:
+                    break
+                cur = weaken(cur, grow, floor)
+            ladder.insert(0, cur)
+            final.insert(0, st)
+        return _rated(ladder, final), steps
+    ladder = [levels[0]]
     for i in range(1, len(levels)):
-        lower = out[-1]
+        lower = ladder[-1]
         cur = above(lower, levels[i], grow)
         for rnd in range(max_rounds + 1):
-            lo_spec, up_spec = _spec(lower), _spec(cur)
-            if lo_spec == up_spec:
-                up_spec += ",c=" + str(cur.config.c)  # never a bot against itself
-            rep = run_arena([lo_spec, up_spec], games=games, players=2, seed=seed + 1000 * i + rnd,
-                            workers=workers, game=game)
-            wins = rep.wins[up_spec]
-            e, lo, hi = rep.elo[up_spec]
-            ok = e >= min_gap and lo > 0
-            steps.append(Step(lower.name, cur.name, rnd, cur.config.iterations, cur.config.temperature, rep.games,
-                              wins / max(1, rep.games), e, lo, hi, ok))
-            if log:
-                log(f"{cur.name} vs {lower.name} (round {rnd}, {cur.config.iterations} it, "
-                    f"T={cur.config.temperature}): {e:+.0f} Elo [{lo:+.0f}, {hi:+.0f}] {'ok' if ok else 'too close'}")
-            if ok or rnd == max_rounds:
+            st = _step(lower, cur, rnd, games, seed + 1000 * i + rnd, workers, game, min_gap, cur, log)
+            steps.append(st)
+            if st.ok or rnd == max_rounds:
                 break
-            cfg = cur.config.with_(iterations=int(math.ceil(cur.config.iterations * grow)),
-                                   temperature=round(cur.config.temperature * 0.5, 4))
-            cur = replace(cur, config=cfg)
-        half = (hi - lo) / 2 if math.isfinite(hi - lo) else None
-        base = lower.elo or 0.0
-        out.append(replace(cur, elo=base + e, elo_ci=half))
-    return out, steps
+            cur = replace(cur, config=cur.config.with_(iterations=int(math.ceil(cur.config.iterations * grow)),
+                                                       temperature=round(cur.config.temperature * 0.5, 4)))
+        ladder.append(cur)
+        final.append(st)
+    return _rated(ladder, final), steps
 
 
 def markdown_table(levels: list[Level], steps: list[Step]) -> str:
@@ -131,16 +194,27 @@ def plot(levels: list[Level], path: Path) -> bool:
     return True
 
 
+def final_steps(steps: list[Step]) -> list[Step]:
+    """The last match of each adjacent pair (the one its level was kept after)."""
+    last: dict[tuple[str, str], Step] = {}
+    for st in steps:
+        last[(st.lower, st.upper)] = st
+    return list(last.values())
+
+
 def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
-         log: Callable[[str], None] | None = None) -> dict[str, Any]:
+         log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1) -> dict[str, Any]:
     levels = load_levels(levels_in)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
-                             seed=seed, game=game, log=log)
+                             seed=seed, game=game, log=log, from_top=from_top, floor=floor)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    clear = sum(1 for s in steps if s.ok)
-    header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({games} games per step, 2 players).\n"
+    finals = final_steps(steps)
+    clear = sum(1 for s in finals if s.ok)
+    direction = "top down, from the strongest preset" if from_top else "bottom up, from the weakest preset"
+    header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({games} games per step, 2 players, "
+              f"{direction}).\n"
               f"Goal: adjacent levels >= {min_gap:.0f} Elo apart with the step's 95% interval above 0; "
               f"met by {clear} of {len(tuned) - 1} steps.\n"
               f"{FIELDS_DOC}")
@@ -149,9 +223,9 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str |
     (out / "ladder.md").write_text(md, encoding="utf-8")
     doc = {"levels": [lv.to_dict() for lv in tuned], "steps": [s.__dict__ for s in steps],
            "games_per_step": games, "min_gap": min_gap, "game": game,
+           "from_top": from_top,
            "monotone": all((b.elo or 0) > (a.elo or 0) for a, b in zip(tuned, tuned[1:], strict=False)),
-           "all_steps_ok": all(s.ok for s in steps if s.round == max(x.round for x in steps
-                                                                      if x.upper == s.upper))}
+           "all_steps_ok": all(s.ok for s in finals)}
     (out / "ladder.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
     doc["plot"] = plot(tuned, out / "ladder.png")
     return doc

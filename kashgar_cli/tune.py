@@ -11,8 +11,9 @@ from typing import Any
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "tune", help="calibrate the levels (monotone ladder, adjacent levels >= 100 Elo apart)",
-        description="Play each level against the one below; strengthen a level that is not clearly "
-                    "stronger; write the level file, ladder.md, ladder.json and ladder.png.")
+        description="Play each level against its neighbour; strengthen a level that is not clearly "
+                    "stronger than the one below (or, with --from-top, weaken one that is not clearly weaker "
+                    "than the one above); write the level file, ladder.md, ladder.json and ladder.png.")
     p.add_argument("--levels", help="level file to start from (default: the one in use)")
     p.add_argument("--out", default="bots/levels.toml", help="level file to write")
     p.add_argument("--report-dir", default="reports/tune", help="where the table and plot go")
@@ -22,6 +23,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--game", choices=("kashgar", "toy"), default="kashgar")
+    p.add_argument("--from-top", action="store_true",
+                   help="anchor the strongest level and weaken the ones below it (default: anchor the weakest "
+                        "and strengthen the ones above)")
+    p.add_argument("--min-iterations", type=int, default=16,
+                   help="with --from-top: the smallest budget a level is lowered to (then only its temperature "
+                        "rises): fewer iterations than a few per legal decision make visit counts a random pick")
     p.set_defaults(func=run)
 
 
@@ -30,7 +37,8 @@ def run(args: argparse.Namespace) -> int:
 
     doc = tune(levels_in=args.levels, levels_out=args.out, out_dir=args.report_dir, games=args.games,
                min_gap=args.min_gap, max_rounds=args.max_rounds, workers=max(1, args.workers), seed=args.seed,
-               game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True))
+               game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
+               floor=max(1, args.min_iterations))
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
         print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")

@@ -37,3 +37,42 @@ def test_a_preset_is_lifted_above_a_strengthened_lower_level() -> None:
     assert lifted.config.iterations == 400 and lifted.config.temperature == 0.2
     strong = Level("up", "", base.config.with_(iterations=1000, temperature=0.0))
     assert above(lower, strong, 2.0) is strong
+
+
+def test_top_down_tuning_keeps_the_strongest_preset_and_weakens_below(tmp_path: Path) -> None:
+    small = [Level(lv.name, lv.description, lv.config.with_(iterations=max(2, lv.config.iterations // 40),
+                                                            evaluator="vp"))
+             for lv in load_levels()[-3:]]
+    src = tmp_path / "in.toml"
+    src.write_text(dump_levels(small))
+    out = tmp_path / "levels.toml"
+    doc = tune(levels_in=str(src), levels_out=out, out_dir=tmp_path / "rep", games=16, max_rounds=1,
+               game="toy", from_top=True)
+    tuned = load_levels(out)
+    assert [lv.name for lv in tuned] == [lv.name for lv in small]
+    assert tuned[-1].config == small[-1].config  # the anchor is played as given
+    for got, given in zip(tuned[:-1], small[:-1], strict=True):
+        assert got.config.iterations <= given.config.iterations
+    for lower, upper in zip(tuned, tuned[1:], strict=False):
+        assert upper.config.iterations > lower.config.iterations  # one shrink step at least
+    assert tuned[0].elo == 0.0 and doc["from_top"] is True
+    steps = json.loads((tmp_path / "rep" / "ladder.json").read_text())["steps"]
+    assert {(s["lower"], s["upper"]) for s in steps} == {(a.name, b.name) for a, b in zip(tuned, tuned[1:],
+                                                                                            strict=False)}
+
+
+def test_a_preset_is_lowered_below_its_upper_level() -> None:
+    from bots.tune import below, weaken
+
+    base = load_levels()[0]
+    upper = Level("up", "", base.config.with_(iterations=400, temperature=0.0))
+    cur = Level("low", "", base.config.with_(iterations=300, temperature=0.0))
+    lowered = below(upper, cur, 2.0)
+    assert lowered.config.iterations == 200 and lowered.config.temperature == 0.05
+    weak = Level("low", "", base.config.with_(iterations=50, temperature=0.5))
+    assert below(upper, weak, 2.0) is weak
+    w2 = weaken(weak, 2.0)
+    assert w2.config.iterations == 25 and w2.config.temperature == 1.0
+    w3 = weaken(weak, 2.0, floor=40)  # at the floor only the temperature rises
+    assert w3.config.iterations == 40 and w3.config.temperature == 1.0
+    assert below(upper, cur, 8.0, floor=100).config.iterations == 100
