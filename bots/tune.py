@@ -30,9 +30,12 @@ from bots.levels import Level, dump_levels, load_levels
 FIELDS_DOC = (
     "Presets of the same SO-ISMCTS search (bots/ismcts.py); data, not code. Fields: iterations (budget per\n"
     "decision), time_ms (0: none), c (UCB exploration), rollout (\"eval\": `depth` random decisions then the\n"
-    "heuristic; \"playout\": to the end), depth, scale (softmax scale of the heuristic), temperature (the final\n"
+    "evaluation; \"greedy\": `depth` epsilon-greedy decisions, random with chance eps; \"playout\": random to the\n"
+    "end), evaluator (\"default\"/\"kashgar\": the hand-made heuristic; \"fitted\": bots/eval_weights.json or\n"
+    "`weights`; \"vp\": points alone), scale (multiplies the evaluator's softmax scale), temperature (the final\n"
     "choice is sampled over visits ** (1/T); 0 = most visited). Low levels are weak the human way: a small\n"
-    "budget and a temperature over the moves the search liked, never a random blunder.\n"
+    "budget, a short-sighted evaluation and a temperature of at most 1 over the moves the search liked,\n"
+    "never a random blunder.\n"
     "elo / elo_ci: the measured rating (the weakest level = 0) and the 95% half-width of its step."
 )
 
@@ -73,25 +76,33 @@ def above(lower: Level, cur: Level, grow: float) -> Level:
     return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
 
 
-def below(upper: Level, cur: Level, grow: float, floor: int = 1) -> Level:
+def _hotter(t: float, cap: float) -> float:
+    """The temperature one shrink step up: doubled (0.05 from 0), at most `cap`."""
+    return min(cap, round(t * 2, 4) if t > 0 else 0.05)
+
+
+def below(upper: Level, cur: Level, grow: float, floor: int = 1, cap: float = 1.0) -> Level:
     """`cur`, lowered where needed to at least one shrink step below `upper` (budget / `grow` but
-    not under `floor`, temperature doubled, 0.05 from 0): the mirror of `above` for top-down
+    not under `floor`, temperature doubled up to `cap`): the mirror of `above` for top-down
     calibration."""
     uc, cc = upper.config, cur.config
     iterations = min(cc.iterations, max(floor, int(uc.iterations // grow)))
-    temperature = max(cc.temperature, round(uc.temperature * 2, 4) if uc.temperature > 0 else 0.05)
+    temperature = max(cc.temperature, _hotter(uc.temperature, cap))
     if iterations == cc.iterations and temperature == cc.temperature:
         return cur
     return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
 
 
-def weaken(lv: Level, grow: float, floor: int = 1) -> Level:
+def weaken(lv: Level, grow: float, floor: int = 1, cap: float = 1.0) -> Level:
     """One shrink step: budget / `grow` (not under `floor`: with fewer iterations than a few per
     legal decision, visit counts say nothing and sampling them is a random move) and temperature
-    doubled (0.05 from 0)."""
+    doubled, up to `cap` (above 1 the choice is flatter than what the search saw, towards a random
+    move). Returns `lv` itself when neither can move."""
     c = lv.config
-    temperature = round(c.temperature * 2, 4) if c.temperature > 0 else 0.05
+    temperature = max(c.temperature, _hotter(c.temperature, cap))
     iterations = min(c.iterations, max(floor, int(c.iterations // grow)))
+    if iterations == c.iterations and temperature == c.temperature:
+        return lv
     return replace(lv, config=c.with_(iterations=iterations, temperature=temperature))
 
 
@@ -124,22 +135,24 @@ def _rated(ladder: list[Level], final: list[Step]) -> list[Level]:
 def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
               grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
               log: Callable[[str], None] | None = None, from_top: bool = False,
-              floor: int = 1) -> tuple[list[Level], list[Step]]:
-    """The calibrated levels (weakest first, rated) and every match played; `floor`: the smallest
-    budget top-down calibration lowers a preset to (it raises the temperature instead)."""
+              floor: int = 1, cap: float = 1.0) -> tuple[list[Level], list[Step]]:
+    """The calibrated levels (weakest first, rated) and every match played. Top down, `floor` is the
+    smallest budget a preset is lowered to and `cap` the highest temperature it is raised to; a
+    preset at both stays as it is (its step is reported, clear or not)."""
     steps: list[Step] = []
     final: list[Step] = []
     if from_top:
         ladder = [levels[-1]]
         for i in range(len(levels) - 2, -1, -1):
             upper = ladder[0]
-            cur = below(upper, levels[i], grow, floor)
+            cur = below(upper, levels[i], grow, floor, cap)
             for rnd in range(max_rounds + 1):
                 st = _step(cur, upper, rnd, games, seed + 1000 * i + rnd, workers, game, min_gap, cur, log)
                 steps.append(st)
-                if st.ok or rnd == max_rounds:
+                weaker = weaken(cur, grow, floor, cap)
+                if st.ok or rnd == max_rounds or weaker is cur:
                     break
-                cur = weaken(cur, grow, floor)
+                cur = weaker
             ladder.insert(0, cur)
             final.insert(0, st)
         return _rated(ladder, final), steps
@@ -204,10 +217,11 @@ def final_steps(steps: list[Step]) -> list[Step]:
 
 def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
-         log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1) -> dict[str, Any]:
+         log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1,
+         cap: float = 1.0) -> dict[str, Any]:
     levels = load_levels(levels_in)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
-                             seed=seed, game=game, log=log, from_top=from_top, floor=floor)
+                             seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     finals = final_steps(steps)

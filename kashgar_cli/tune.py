@@ -29,6 +29,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--min-iterations", type=int, default=16,
                    help="with --from-top: the smallest budget a level is lowered to (then only its temperature "
                         "rises): fewer iterations than a few per legal decision make visit counts a random pick")
+    p.add_argument("--max-temperature", type=float, default=1.0,
+                   help="with --from-top: the highest temperature a level is raised to (above 1 the choice is "
+                        "flatter than the search's visit shares, towards a random move)")
     p.set_defaults(func=run)
 
 
@@ -38,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     doc = tune(levels_in=args.levels, levels_out=args.out, out_dir=args.report_dir, games=args.games,
                min_gap=args.min_gap, max_rounds=args.max_rounds, workers=max(1, args.workers), seed=args.seed,
                game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
-               floor=max(1, args.min_iterations))
+               floor=max(1, args.min_iterations), cap=args.max_temperature)
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
         print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")

@@ -76,3 +76,8 @@ def test_a_preset_is_lowered_below_its_upper_level() -> None:
     w3 = weaken(weak, 2.0, floor=40)  # at the floor only the temperature rises
     assert w3.config.iterations == 40 and w3.config.temperature == 1.0
     assert below(upper, cur, 8.0, floor=100).config.iterations == 100
+    hot = Level("low", "", base.config.with_(iterations=16, temperature=0.8))
+    assert weaken(hot, 2.0, floor=16).config.temperature == 1.0  # capped at 1 by default
+    top = weaken(weaken(hot, 2.0, floor=16), 2.0, floor=16)
+    assert top.config.temperature == 1.0
+    assert weaken(top, 2.0, floor=16) is top  # nothing left to lower
