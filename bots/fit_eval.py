@@ -48,9 +48,7 @@ class Positions:
 def _core(st: Any) -> Any:
     from bots import load_search
 
-    core = load_search(type(st).__module__.endswith("_c")).Search()
-    core.set_weights([0.0, 0.0])
-    return core
+    return load_search(type(st).__module__.endswith("_c")).Search()
 
 
 def play_positions(task: tuple[int, str, int, int, int]) -> tuple[list[list[list[float]]], int]:

@@ -363,10 +363,10 @@ class Search:
         roll = getattr(evaluator, "rollout_weights", None)
         self.set_weights(evaluator.engine_weights(), roll() if roll is not None else None)
 
-    def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
-        """The evaluation's weights: `a` then `b`, one of each per feature (see `features`); the value
-        of a seat is sum_i (a_i + b_i * t) * f_i, t = the game's progress (`progress`). The greedy
-        rollouts choose by `rollout_weights` (default: the same weights)."""
+    def _load_layout(self) -> None:
+        """The engine's state-array offsets the features read (once per search core)."""
+        if self.o_car:
+            return
         from engine_ext import core as core_py  # the offsets (the compiled module has them as C ints)
 
         lay = core_py.layout()
@@ -378,6 +378,12 @@ class Search:
         self.o_car = lay["O_CAR"]
         self.o_nxt = lay["O_NXT"]
         self.o_flip = lay["O_FLIP"]
+
+    def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
+        """The evaluation's weights: `a` then `b`, one of each per feature (see `features`); the value
+        of a seat is sum_i (a_i + b_i * t) * f_i, t = the game's progress (`progress`). The greedy
+        rollouts choose by `rollout_weights` (default: the same weights)."""
+        self._load_layout()
         if rollout_weights is None:
             rollout_weights = weights
         n = len(weights) // 2
@@ -457,6 +463,7 @@ class Search:
         """How far the game is: the leader's VP / 25, at most 1."""
         p = 0
         best = 0
+        self._load_layout()
         for p in range(d.d[self.s_players]):
             if d.vp(p) > best:
                 best = d.vp(p)
@@ -464,8 +471,7 @@ class Search:
 
     def features(self, d: Any, p: int) -> list[float]:
         """Seat `p`'s features of state `d` (an engine state of this build), as a list."""
-        if self.o_car == 0:
-            self.set_weights([0.0, 0.0])
+        self._load_layout()
         self._features(d, p)
         return [self.f[i] for i in range(FIXED_FEATURES + d.R.nkinds)]
 

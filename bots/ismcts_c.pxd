@@ -91,6 +91,8 @@ cdef class Search:
 
     cpdef bint _engine_ok(self, object root, object evaluator)
 
+    cpdef _load_layout(self)
+
     @cython.locals(n=int, i=int)
     cpdef set_weights(self, object weights, object rollout_weights=*)
 

@@ -9,12 +9,18 @@ from bots.levels import Level, dump_levels, load_levels
 from bots.tune import tune
 
 
-def test_tune_writes_ladder(tmp_path: Path) -> None:
+def _toy_presets(levels: list[Level], tmp_path: Path) -> tuple[list[Level], Path]:
+    """`levels` with budgets cut 40-fold for the toy game, and the level file holding them."""
     small = [Level(lv.name, lv.description, lv.config.with_(iterations=max(2, lv.config.iterations // 40),
                                                             evaluator="vp"))
-             for lv in load_levels()[:3]]
+             for lv in levels]
     src = tmp_path / "in.toml"
     src.write_text(dump_levels(small))
+    return small, src
+
+
+def test_tune_writes_ladder(tmp_path: Path) -> None:
+    small, src = _toy_presets(load_levels()[:3], tmp_path)
     out = tmp_path / "levels.toml"
     doc = tune(levels_in=str(src), levels_out=out, out_dir=tmp_path / "rep", games=16, max_rounds=1,
                game="toy")
@@ -40,11 +46,7 @@ def test_a_preset_is_lifted_above_a_strengthened_lower_level() -> None:
 
 
 def test_top_down_tuning_keeps_the_strongest_preset_and_weakens_below(tmp_path: Path) -> None:
-    small = [Level(lv.name, lv.description, lv.config.with_(iterations=max(2, lv.config.iterations // 40),
-                                                            evaluator="vp"))
-             for lv in load_levels()[-3:]]
-    src = tmp_path / "in.toml"
-    src.write_text(dump_levels(small))
+    small, src = _toy_presets(load_levels()[-3:], tmp_path)
     out = tmp_path / "levels.toml"
     doc = tune(levels_in=str(src), levels_out=out, out_dir=tmp_path / "rep", games=16, max_rounds=1,
                game="toy", from_top=True)
