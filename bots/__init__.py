@@ -13,7 +13,7 @@ import os
 from types import ModuleType
 from typing import Any
 
-__all__ = ["load_search", "search_compiled", "make_bot", "SEARCH_COMPILED"]
+__all__ = ["load_search", "search_for_state", "search_compiled", "make_bot", "SEARCH_COMPILED"]
 
 
 def load_search(compiled: bool | None = None) -> ModuleType:
@@ -32,6 +32,11 @@ def load_search(compiled: bool | None = None) -> ModuleType:
     if compiled:
         return _compiled()
     return importlib.import_module("bots.ismcts")
+
+
+def search_for_state(st: Any) -> ModuleType:
+    """The search core of `st`'s own engine build (compiled states need the compiled core)."""
+    return load_search(type(st).__module__.endswith("_c"))
 
 
 def _compiled() -> ModuleType:

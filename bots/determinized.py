@@ -14,7 +14,7 @@ from typing import Any
 
 from bots import load_search
 from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
-from bots.ismcts_bot import ROLLOUTS, ISMCTSConfig, analysis_from_stats, make_evaluator
+from bots.ismcts_bot import ISMCTSConfig, analysis_from_stats, make_evaluator, new_search
 
 
 class DeterminizedBot(Bot):
@@ -49,9 +49,7 @@ class DeterminizedBot(Bot):
 
                 deadline = time.perf_counter() + float(time_ms) / 1000.0 / self.worlds
             ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
-            s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, rng.getrandbits(31),
-                           share + 16 if share else 4096)
-            s.eps = cfg.eps
+            s = new_search(mod, cfg, ev, rng.getrandbits(31), share)
             s.fixed = 1
             done += s.run(world, me, share, deadline, ev, should_stop, None)
             for code, v, r, x in s.root_stats():

@@ -55,12 +55,11 @@ class WeightedEvaluator:
     `scale` multiplies the values before the softmax (1 = as the weights were made).
     """
 
-    def __init__(self, weights: dict[str, tuple[float, float]], scale: float = 1.0, name: str = "") -> None:
+    def __init__(self, weights: dict[str, tuple[float, float]], scale: float = 1.0) -> None:
         self.weights = dict(weights)
         self.scale = scale
-        self.name = name
         self._vector: list[float] | None = None
-        self._cores: dict[bool, Any] = {}
+        self._cores: dict[str, Any] = {}
 
     def engine_weights(self) -> list[float]:
         """The weight vector the search core takes (`Search.set_weights`)."""
@@ -78,14 +77,14 @@ class WeightedEvaluator:
         return weight_vector(HAND_WEIGHTS, feature_names(engine_kind_slugs()))
 
     def _core(self, st: Any) -> Any:
-        compiled = type(st).__module__.endswith("_c")
-        core = self._cores.get(compiled)
-        if core is None:
-            from bots import load_search
+        from bots import search_for_state
 
-            core = load_search(compiled).Search()
+        mod = search_for_state(st)
+        core = self._cores.get(mod.__name__)
+        if core is None:
+            core = mod.Search()
             core.set_weights(self.engine_weights())
-            self._cores[compiled] = core
+            self._cores[mod.__name__] = core
         return core
 
     def values(self, st: Any) -> list[float]:
@@ -99,7 +98,7 @@ class KashgarEvaluator(WeightedEvaluator):
     def __init__(self, scale: float = 1.0) -> None:
         from bots.features import HAND_WEIGHTS
 
-        super().__init__(HAND_WEIGHTS, scale, "kashgar")
+        super().__init__(HAND_WEIGHTS, scale)
 
 
 class FittedEvaluator(WeightedEvaluator):
@@ -108,7 +107,7 @@ class FittedEvaluator(WeightedEvaluator):
     def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
         from bots.features import load_weights
 
-        super().__init__(load_weights(path), scale, "fitted")
+        super().__init__(load_weights(path), scale)
 
 
 def default_evaluator(st: Any) -> Evaluator:

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from bots import search_for_state
 from bots.arena import _bot, new_state
 from bots.features import CARD_PREFIX, HAND_WEIGHTS, engine_kind_slugs, feature_names, weight_vector
 
@@ -45,18 +46,12 @@ class Positions:
     game: np.ndarray  # the game each position comes from (held-out splits are by game)
 
 
-def _core(st: Any) -> Any:
-    from bots import load_search
-
-    return load_search(type(st).__module__.endswith("_c")).Search()
-
-
 def play_positions(task: tuple[int, str, int, int, int]) -> tuple[list[list[list[float]]], int]:
     """One self-play game (index, policy spec, players, seed, keep every k-th turn start):
     each kept position's per-seat [features, features * t], and the winner."""
     g, policy, players, seed, every = task
     st = new_state("kashgar", players, seed + g, None)
-    core = _core(st)
+    core = search_for_state(st).Search()
     bot = _bot(policy)
     rows: list[list[list[float]]] = []
     k = 0

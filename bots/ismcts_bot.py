@@ -69,6 +69,14 @@ def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evalu
     return ev
 
 
+def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations: int) -> Any:
+    """A search core of module `mod` set up by `cfg` (its tree sized for `iterations`, 0: unknown)."""
+    s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
+                   iterations + 16 if iterations > 0 else 4096)
+    s.eps = cfg.eps
+    return s
+
+
 class ISMCTSBot(Bot):
     """SO-ISMCTS over determinizations of the hidden decks, from the player to move's information."""
 
@@ -90,9 +98,7 @@ class ISMCTSBot(Bot):
         if iters <= 0 and tms <= 0:
             iters = 1
         ev = make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
-        s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
-                       (iters + 16) if iters > 0 else 4096)
-        s.eps = cfg.eps
+        s = new_search(mod, cfg, ev, seed, iters)
         t = Timer()
         deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
         cb = None
