@@ -17,9 +17,16 @@ at the root). Every iteration:
 3. **Expand**: one random decision legal here that has no child yet gets a node.
 4. **Evaluate**: either a random playout to the end (`rollout="playout"`), or up to `depth`
    random decisions (`rollout="eval"`) or epsilon-greedy decisions (`rollout="greedy"`: the mover
-   takes the decision whose result it values most, a random one with probability `eps`) and then
-   the heuristic evaluator; the result is a reward
-   vector with one entry per seat (`bots.evaluate`).
+   takes the decision whose result it values most, a random one with probability `eps`), or the
+   rest of the current turn played epsilon-greedily (`rollout="turn"`: the leaf is valued at a
+   turn's end, never halfway through one), and then the heuristic evaluator; the result is a
+   reward vector with one entry per seat (`bots.evaluate`).
+
+With `macro` set, the tree branches only on what starts a turn (which card, which of its actions)
+and on every decision at the root: below the root, the decisions within a turn (a resource to
+take, a contract to fulfil...) are the mover's greedy choices, made in the simulation without
+nodes. The tree then reaches whole turns deeper for the same budget. `rollout="turn"` and `macro`
+need Kashgar engine states (other games take the random `depth` decisions).
 5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
    (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
    view of the player who decides between it and its siblings; this is what makes the one tree
@@ -46,6 +53,7 @@ MASK64 = 0xFFFFFFFFFFFFFFFF
 ROLL_EVAL = 0
 ROLL_PLAYOUT = 1
 ROLL_GREEDY = 2
+ROLL_TURN = 3
 NO_NODE = -1  # (written as -1 in the code so that the compiled loop compares C ints)
 FIXED_FEATURES = 8  # features before the per-card-kind counts (bots.features.FEATURES)
 MAX_FEATURES = 72  # FIXED_FEATURES + the engine's 64 card kinds at most
@@ -193,7 +201,7 @@ class Search:
         self.rew = self._rew
         self.vps = self._vps
         self.vals = self._vals
-        self.o_res = self.o_disp = self.s_disp_n = self.s_players = 0
+        self.o_res = self.o_disp = self.s_disp_n = self.s_players = self.s_turn = self.s_phase = 0
         self.o_ncar = self.o_car = self.o_nxt = self.o_flip = 0
         self._w = _dbl_array(4 * MAX_FEATURES)  # leaf weights (a, b), then the greedy rollouts' (a, b)
         self._f = _dbl_array(MAX_FEATURES)
@@ -205,6 +213,7 @@ class Search:
         self.expanded = 0
         self.fixed = 0  # 1: perfect-information UCT on the root state itself (determinized baseline)
         self.eps = 0.1  # rollout="greedy": the chance of a random decision instead of the greedy one
+        self.macro = 0  # 1: decisions within a turn below the root are the mover's greedy choices
         self.scratch: Any = None
 
     def rand(self) -> int:
@@ -374,6 +383,8 @@ class Search:
         self.o_disp = lay["O_DISP"]
         self.s_disp_n = lay["S_DISP_N"]
         self.s_players = lay["S_PLAYERS"]
+        self.s_turn = lay["S_TURN"]
+        self.s_phase = lay["S_PHASE"]
         self.o_ncar = lay["O_NCAR"]
         self.o_car = lay["O_CAR"]
         self.o_nxt = lay["O_NXT"]
@@ -513,6 +524,41 @@ class Search:
                     best = i
         return best
 
+    def _rollout_step(self, d: Any, greedy: int) -> None:
+        """One rollout decision on `d`: random, or (`greedy`) the mover's greedy choice except with
+        probability `eps`."""
+        n = d.gen_legal()
+        if greedy and n > 1 and self.rand() % 1000000 >= self.eps * 1000000:
+            d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n)])
+        else:
+            d.apply_unchecked(d.legal_buf[self.rand() % n])
+
+    def _leaf_rewards(self, d: Any, np_: int) -> None:
+        """`self.rew` and `self.vps` for state `d`: 1/0 by the winner at the end of the game, else
+        the softmax of the seats' heuristic values times `scale`."""
+        p = 0
+        w = 0
+        m = -1e300
+        sm = 0.0
+        t = 0.0
+        if d.is_terminal():
+            w = d.winner()
+            for p in range(np_):
+                self.rew[p] = 1.0 if p == w else 0.0
+                self.vps[p] = d.vp(p)
+            return
+        t = self.progress(d)
+        for p in range(np_):
+            self.vals[p] = self.scale * self._value(d, p, t, 0)
+            if self.vals[p] > m:
+                m = self.vals[p]
+            self.vps[p] = d.vp(p)
+        for p in range(np_):
+            self.rew[p] = math.exp(self.vals[p] - m)
+            sm += self.rew[p]
+        for p in range(np_):
+            self.rew[p] = self.rew[p] / sm
+
     def _budget_spent(self, done: int, iterations: int, deadline: float,
                       should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> bool:
         """Whether to stop before another iteration: the iteration budget is used, the deadline
@@ -547,15 +593,11 @@ class Search:
         plen = 0
         n = 0
         i = 0
-        p = 0
-        w = 0
-        m = 0.0
-        sm = 0.0
         self.next_poll = time.perf_counter() + 0.05
         tr = self.tree
         np_ = root.d[self.s_players]
         self.nplayers = np_
-        if self.rollout == 2 and self.scratch is None:
+        if (self.rollout >= 2 or self.macro) and self.scratch is None:
             self.scratch = root.clone()
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
             if self.fixed:
@@ -567,6 +609,10 @@ class Search:
             plen = 1
             while not d.is_terminal():
                 n = d.gen_legal()
+                if self.macro and plen > 1 and d.d[self.s_phase] == 1:
+                    # within a turn, below the root: the mover's greedy choice, no tree node
+                    d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n) if n > 1 else 0])
+                    continue
                 if n > self.legcap:
                     self._ensure_legal_cap(n)
                 for i in range(n):
@@ -580,34 +626,16 @@ class Search:
             # evaluate: a few random or greedy decisions, then the heuristic (or the end of the game)
             if self.rollout == 1 and not d.is_terminal():
                 d.playout(self.rand() & 0x7FFFFFFF)
+            elif self.rollout == 3:
+                turn = d.d[self.s_turn]
+                while not d.is_terminal() and d.d[self.s_turn] == turn:
+                    self._rollout_step(d, 1)
             else:
                 for _k in range(self.depth):
                     if d.is_terminal():
                         break
-                    n = d.gen_legal()
-                    if self.rollout == 2 and n > 1 and self.rand() % 1000000 >= self.eps * 1000000:
-                        d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n)])
-                    else:
-                        d.apply_unchecked(d.legal_buf[self.rand() % n])
-            if d.is_terminal():
-                w = d.winner()
-                for p in range(np_):
-                    self.rew[p] = 1.0 if p == w else 0.0
-                    self.vps[p] = d.vp(p)
-            else:
-                m = -1e300
-                t = self.progress(d)
-                for p in range(np_):
-                    self.vals[p] = self.scale * self._value(d, p, t, 0)
-                    if self.vals[p] > m:
-                        m = self.vals[p]
-                    self.vps[p] = d.vp(p)
-                sm = 0.0
-                for p in range(np_):
-                    self.rew[p] = math.exp(self.vals[p] - m)
-                    sm += self.rew[p]
-                for p in range(np_):
-                    self.rew[p] = self.rew[p] / sm
+                    self._rollout_step(d, self.rollout == 2)
+            self._leaf_rewards(d, np_)
             self.backup()
             done += 1
         self.iterations += done

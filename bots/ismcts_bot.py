@@ -27,7 +27,7 @@ from bots.evaluate import Evaluator, FittedEvaluator, KashgarEvaluator, VPEvalua
 from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
-ROLLOUTS = {"eval": 0, "playout": 1, "greedy": 2}
+ROLLOUTS = {"eval": 0, "playout": 1, "greedy": 2, "turn": 3}
 
 
 @dataclass(frozen=True)
@@ -38,9 +38,12 @@ class ISMCTSConfig:
     time_ms: float = 0.0          # wall-clock budget when the caller gives none (0: none)
     c: float = 0.7                # UCB exploration constant
     rollout: str = "eval"         # "eval": `depth` random decisions then the heuristic; "greedy": `depth`
-                                  # epsilon-greedy decisions then the heuristic; "playout": random to the end
+                                  # epsilon-greedy decisions then the heuristic; "turn": the rest of the
+                                  # turn epsilon-greedily, then the heuristic; "playout": random to the end
     depth: int = 8                # decisions before the evaluation (rollout="eval" or "greedy")
     eps: float = 0.1              # rollout="greedy": chance of a random decision instead of the greedy one
+    macro: int = 0                # 1: below the root, decisions within a turn are the mover's greedy
+                                  # choices (the tree branches on turns: which card, which action)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "vp"
@@ -74,6 +77,7 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
     s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
                    iterations + 16 if iterations > 0 else 4096)
     s.eps = cfg.eps
+    s.macro = cfg.macro
     return s
 
 

@@ -48,6 +48,7 @@ cdef class Search:
     cdef public int expanded
     cdef public int fixed
     cdef public double eps
+    cdef public int macro
     cdef public object scratch
     cdef public unsigned long long rs
     cdef public Tree tree
@@ -66,7 +67,7 @@ cdef class Search:
     cdef public double next_poll
     cdef public object _vals
     cdef public double[::1] vals
-    cdef public int o_res, o_disp, s_disp_n, s_players, o_ncar, o_car, o_nxt, o_flip, nfeat
+    cdef public int o_res, o_disp, s_disp_n, s_players, s_turn, s_phase, o_ncar, o_car, o_nxt, o_flip, nfeat
     cdef public object _w, _f
     cdef public double[::1] w
     cdef public double[::1] f
@@ -116,11 +117,16 @@ cdef class Search:
 
     cdef int _push_path(self, int plen, int node)
 
+    @cython.locals(n=int)
+    cdef void _rollout_step(self, CState d, int greedy)
+
+    @cython.locals(p=int, w=int, m=double, sm=double, t=double)
+    cdef void _leaf_rewards(self, CState d, int np_)
+
     @cython.locals(i=int, best=int, ties=int, v=double, bestv=double, me=int, t=double, sc=CState)
     cdef int _greedy_choice(self, CState d, int n)
 
-    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, p=int, w=int, m=double,
-                   sm=double, t=double, tr=Tree, np_=int, d=CState)
+    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, turn=int, tr=Tree, np_=int, d=CState)
     cdef long _run_engine(self, CState root, int observer, long iterations, double deadline,
                           object should_stop, object progress)
 

@@ -41,6 +41,7 @@ class Level:
         cfg = self.config
         return {"name": self.name, "description": self.description, "iterations": cfg.iterations,
                 "time_ms": cfg.time_ms, "c": cfg.c, "rollout": cfg.rollout, "depth": cfg.depth,
+                "macro": cfg.macro,
                 "scale": cfg.scale, "temperature": cfg.temperature, "evaluator": cfg.evaluator,
                 "elo": self.elo, "elo_ci": self.elo_ci}
 
