@@ -1,9 +1,10 @@
 """`kashgar bench search [--json]`: search speed on fixed positions, ours and OpenSpiel's.
 
 Positions: 2, 3 and 4 players, the opening (deal seed 1) and a midgame (60 seeded random
-decisions later, between turns). For each: our SO-ISMCTS (default settings, the default builds)
-in iterations per second on one core, and OpenSpiel's Python ISMCTSBot on the same position (our
-adapter, its random-rollout evaluator), plus the size of a 100,000-iteration tree.
+decisions later, between turns). For each: our SO-ISMCTS (default settings, or a level or
+`ismcts:` spec given with `--bot`; the default builds) in iterations per second on one core, and
+OpenSpiel's Python ISMCTSBot on the same position (our adapter, its random-rollout evaluator),
+plus the size of a 100,000-iteration tree.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--os-iterations", type=int, default=40, help="OpenSpiel ISMCTS iterations per position")
     parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel's ISMCTS")
     parser.add_argument("--tree-iterations", type=int, default=100000, help="iterations of the tree-size run")
+    parser.add_argument("--bot", default="", help="our search's settings: a level (e.g. master) or an ismcts: "
+                        "spec (e.g. ismcts:macro=1,rollout=turn); default: the default settings")
 
 
 def positions(players: int, engine: Any) -> dict[str, Any]:
@@ -40,8 +43,14 @@ def positions(players: int, engine: Any) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> int:
     import engine_ext
     from bots import search_compiled
-    from bots.ismcts_bot import ISMCTSBot
+    from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
+    from bots.levels import make_bot
 
+    spec = str(getattr(args, "bot", "") or "")
+    ours = make_bot(spec) if spec else ISMCTSBot()
+    if not isinstance(ours, ISMCTSBot):
+        raise SystemExit(f"--bot {spec!r}: want a level or an ismcts: spec")
+    config: ISMCTSConfig = ours.config
     eng = engine_ext.get_engine()
     iters = int(getattr(args, "search_iterations", 20000))
     os_iters = int(getattr(args, "os_iterations", 40))
@@ -54,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for n in (2, 3, 4):
         for name, g in positions(n, eng).items():
-            bot = ISMCTSBot()
+            bot = ISMCTSBot(config)
             bot.search(g.state, iterations=min(iters, 500), seed=0)  # warm up
             s, done, ms = bot.search(g.state, iterations=iters, seed=1)
             row: dict[str, Any] = {"players": n, "position": name, "iterations": done,
@@ -68,12 +77,12 @@ def run(args: argparse.Namespace) -> int:
             rows.append(row)
     mid2 = positions(2, eng)["midgame"]
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    s, done, ms = ISMCTSBot().search(mid2.state, iterations=int(getattr(args, "tree_iterations", 100000)),
+    s, done, ms = ISMCTSBot(config).search(mid2.state, iterations=int(getattr(args, "tree_iterations", 100000)),
                                      seed=2)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result: dict[str, Any] = {
         "engine_compiled": bool(eng.COMPILED), "search_compiled": search_compiled(),
-        "cores": 1, "machine_cores": os.cpu_count(), "positions": rows,
+        "cores": 1, "machine_cores": os.cpu_count(), "bot": spec or "ismcts", "positions": rows,
         "tree": {"iterations": done, "nodes": s.tree.size, "array_bytes": s.tree.nbytes(),
                  "max_rss_growth_bytes": max(0, rss1 - rss0) * 1024, "max_rss_bytes": rss1 * 1024,
                  "seconds": round(ms / 1000.0, 2), "it_per_s": round(done / ms * 1000.0, 1)},
@@ -81,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "json", False):
         print(json.dumps(result, indent=2))
         return 0
-    print(f"engine compiled: {result['engine_compiled']}, search compiled: {result['search_compiled']}")
+    print(f"engine compiled: {result['engine_compiled']}, search compiled: {result['search_compiled']}, "
+          f"our search: {result['bot']}")
     print(f"{'players':>7} {'position':<9} {'ours it/s':>10} {'OpenSpiel it/s':>15} {'ratio':>7}")
     for r in rows:
         print(f"{r['players']:>7} {r['position']:<9} {r['ours_it_per_s']:>10.0f} "
