@@ -66,11 +66,22 @@ def _spec(lv: Level) -> str:
     return "ismcts:" + ",".join(f"{k}={v}" for k, v in d.items())
 
 
+def same_search(a: Level, b: Level) -> bool:
+    """Whether two presets differ only in budget and temperature: only then does a larger budget
+    or a cooler choice say which is stronger (a macro search at 150 iterations can beat a plain
+    one at 1,000)."""
+    keep = {"iterations": 0, "temperature": 0.0}
+    return a.config.with_(**keep) == b.config.with_(**keep)
+
+
 def above(lower: Level, cur: Level, grow: float) -> Level:
     """`cur`, lifted where needed to at least one growth step above `lower` (budget x `grow`,
     temperature halved): after a level was strengthened, the preset above it may no longer be
-    stronger, and playing it would only waste a round."""
+    stronger, and playing it would only waste a round. A preset of another search (`same_search`)
+    is played as given."""
     lc, cc = lower.config, cur.config
+    if not same_search(lower, cur):
+        return cur
     iterations = max(cc.iterations, int(math.ceil(lc.iterations * grow)))
     temperature = min(cc.temperature, round(lc.temperature * 0.5, 4))
     if iterations == cc.iterations and temperature == cc.temperature:
@@ -86,8 +97,10 @@ def _hotter(t: float, cap: float) -> float:
 def below(upper: Level, cur: Level, grow: float, floor: int = 1, cap: float = 1.0) -> Level:
     """`cur`, lowered where needed to at least one shrink step below `upper` (budget / `grow` but
     not under `floor`, temperature doubled up to `cap`): the mirror of `above` for top-down
-    calibration."""
+    calibration. A preset of another search (`same_search`) is played as given."""
     uc, cc = upper.config, cur.config
+    if not same_search(upper, cur):
+        return cur
     iterations = min(cc.iterations, max(floor, int(uc.iterations // grow)))
     temperature = max(cc.temperature, _hotter(uc.temperature, cap))
     if iterations == cc.iterations and temperature == cc.temperature:

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bots.ismcts_bot import ISMCTSConfig
 from bots.levels import Level, dump_levels, load_levels
 from bots.tune import tune
 
 
 def _toy_presets(levels: list[Level], tmp_path: Path) -> tuple[list[Level], Path]:
     """`levels` with budgets cut 40-fold for the toy game, and the level file holding them."""
-    small = [Level(lv.name, lv.description, lv.config.with_(iterations=max(2, lv.config.iterations // 40),
-                                                            evaluator="vp"))
+    base = ISMCTSConfig(evaluator="vp")  # one search for all (the toy game has no turns to macro)
+    small = [Level(lv.name, lv.description, base.with_(iterations=max(2, lv.config.iterations // 40),
+                                                       temperature=lv.config.temperature))
              for lv in levels]
     src = tmp_path / "in.toml"
     src.write_text(dump_levels(small))
@@ -83,3 +85,17 @@ def test_a_preset_is_lowered_below_its_upper_level() -> None:
     top = weaken(weaken(hot, 2.0, floor=16), 2.0, floor=16)
     assert top.config.temperature == 1.0
     assert weaken(top, 2.0, floor=16) is top  # nothing left to lower
+
+
+def test_presets_of_another_search_are_played_as_given() -> None:
+    from bots.tune import above, below, same_search
+
+    plain = ISMCTSConfig(iterations=1000, temperature=0.0)
+    macro = Level("expert", "", plain.with_(iterations=150, temperature=0.1, macro=1, rollout="turn"))
+    upper = Level("master", "", plain.with_(iterations=3000, macro=1, rollout="turn"))
+    lower = Level("advanced", "", plain.with_(iterations=400, temperature=0.05))
+    assert same_search(macro, upper) and not same_search(lower, macro)
+    assert below(macro, lower, 2.0) is lower  # not clamped to 75 iterations by the macro search's 150
+    assert above(lower, macro, 2.0) is macro
+    assert below(upper, macro, 2.0) is macro  # already a shrink step below: as given
+    assert below(upper, Level("x", "", upper.config.with_(iterations=2000)), 2.0).config.iterations == 1500
