@@ -5,9 +5,9 @@ Each level is played against its neighbour (2-player games, seats rotated) and m
 (so the two levels' intervals do not overlap). Two directions:
 
 - `from_top=False` (bottom up): the weakest preset is the anchor; a level that is not clearly
-  stronger than the one below is strengthened (budget x `grow`, temperature halved) and replayed.
+  stronger than the one below is strengthened (budget x `grow`, temperature / `grow`) and replayed.
 - `from_top=True` (top down): the strongest preset is the anchor; a level that is not clearly
-  weaker than the one above is weakened (budget / `grow`, temperature doubled) and replayed. This
+  weaker than the one above is weakened (budget / `grow`, temperature x `grow`) and replayed. This
   is the direction that works when more budget stops buying strength at the top (it does in
   Kashgar from a few hundred iterations, BENCHMARKS.md): weaker play can always be had.
 
@@ -83,26 +83,26 @@ def above(lower: Level, cur: Level, grow: float) -> Level:
     if not same_search(lower, cur):
         return cur
     iterations = max(cc.iterations, int(math.ceil(lc.iterations * grow)))
-    temperature = min(cc.temperature, round(lc.temperature * 0.5, 4))
+    temperature = min(cc.temperature, round(lc.temperature / grow, 4))
     if iterations == cc.iterations and temperature == cc.temperature:
         return cur
     return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
 
 
-def _hotter(t: float, cap: float) -> float:
-    """The temperature one shrink step up: doubled (0.05 from 0), at most `cap`."""
-    return min(cap, round(t * 2, 4) if t > 0 else 0.05)
+def _hotter(t: float, cap: float, grow: float = 2.0) -> float:
+    """The temperature one shrink step up: times `grow` (0.05 from 0), at most `cap`."""
+    return min(cap, round(t * grow, 4) if t > 0 else 0.05)
 
 
 def below(upper: Level, cur: Level, grow: float, floor: int = 1, cap: float = 1.0) -> Level:
     """`cur`, lowered where needed to at least one shrink step below `upper` (budget / `grow` but
-    not under `floor`, temperature doubled up to `cap`): the mirror of `above` for top-down
+    not under `floor`, temperature x `grow` up to `cap`): the mirror of `above` for top-down
     calibration. A preset of another search (`same_search`) is played as given."""
     uc, cc = upper.config, cur.config
     if not same_search(upper, cur):
         return cur
     iterations = min(cc.iterations, max(floor, int(uc.iterations // grow)))
-    temperature = max(cc.temperature, _hotter(uc.temperature, cap))
+    temperature = max(cc.temperature, _hotter(uc.temperature, cap, grow))
     if iterations == cc.iterations and temperature == cc.temperature:
         return cur
     return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
@@ -111,10 +111,10 @@ def below(upper: Level, cur: Level, grow: float, floor: int = 1, cap: float = 1.
 def weaken(lv: Level, grow: float, floor: int = 1, cap: float = 1.0) -> Level:
     """One shrink step: budget / `grow` (not under `floor`: with fewer iterations than a few per
     legal decision, visit counts say nothing and sampling them is a random move) and temperature
-    doubled, up to `cap` (above 1 the choice is flatter than what the search saw, towards a random
+    x `grow`, up to `cap` (above 1 the choice is flatter than what the search saw, towards a random
     move). Returns `lv` itself when neither can move."""
     c = lv.config
-    temperature = max(c.temperature, _hotter(c.temperature, cap))
+    temperature = max(c.temperature, _hotter(c.temperature, cap, grow))
     iterations = min(c.iterations, max(floor, int(c.iterations // grow)))
     if iterations == c.iterations and temperature == c.temperature:
         return lv
@@ -181,7 +181,7 @@ def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, 
             if st.ok or rnd == max_rounds:
                 break
             cur = replace(cur, config=cur.config.with_(iterations=int(math.ceil(cur.config.iterations * grow)),
-                                                       temperature=round(cur.config.temperature * 0.5, 4)))
+                                                       temperature=round(cur.config.temperature / grow, 4)))
         ladder.append(cur)
         final.append(st)
     return _rated(ladder, final), steps
@@ -233,10 +233,11 @@ def final_steps(steps: list[Step]) -> list[Step]:
 def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
          log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1,
-         cap: float = 1.0) -> dict[str, Any]:
+         cap: float = 1.0, grow: float = 2.0) -> dict[str, Any]:
     levels = load_levels(levels_in)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
-                             seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap)
+                             seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
+                             grow=grow)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     finals = final_steps(steps)

@@ -99,3 +99,16 @@ def test_presets_of_another_search_are_played_as_given() -> None:
     assert above(lower, macro, 2.0) is macro
     assert below(upper, macro, 2.0) is macro  # already a shrink step below: as given
     assert below(upper, Level("x", "", upper.config.with_(iterations=2000)), 2.0).config.iterations == 1500
+
+
+def test_a_finer_grow_takes_finer_steps() -> None:
+    from bots.tune import above, below, weaken
+
+    base = load_levels()[0].config
+    lv = Level("x", "", base.with_(iterations=200, temperature=0.1))
+    w = weaken(lv, 1.4, floor=16)
+    assert w.config.iterations == 142 and w.config.temperature == 0.14
+    upper = Level("up", "", base.with_(iterations=1000, temperature=0.0))
+    assert below(upper, Level("e", "", base.with_(iterations=900, temperature=0.0)), 1.4).config.iterations == 714
+    lifted = above(lv, Level("y", "", base.with_(iterations=100, temperature=0.5)), 1.4)
+    assert lifted.config.iterations == 280 and lifted.config.temperature == 0.0714
