@@ -89,7 +89,7 @@ def above(lower: Level, cur: Level, grow: float) -> Level:
     return replace(cur, config=cc.with_(iterations=iterations, temperature=temperature))
 
 
-def _hotter(t: float, cap: float, grow: float = 2.0) -> float:
+def _hotter(t: float, cap: float, grow: float) -> float:
     """The temperature one shrink step up: times `grow` (0.05 from 0), at most `cap`."""
     return min(cap, round(t * grow, 4) if t > 0 else 0.05)
 
