@@ -132,6 +132,17 @@ def lineup_for(specs: list[str], players: int) -> list[str]:
     return [specs[i % len(specs)] for i in range(players)]
 
 
+def play_out(st: Any, bots: list[Any], seed: int) -> int:
+    """Play `st` to its end, seat p choosing with `bots[p]` (decision k seeded from `seed`); returns
+    the number of decisions played."""
+    k = 0
+    while not st.is_terminal():
+        code = bots[st.current_player()].choose(st, seed=(seed + k * 104729) & 0x7FFFFFFF)
+        st.apply(code)
+        k += 1
+    return k
+
+
 def play_game(task: tuple[int, list[str], int, int, str, bool | None]) -> GameResult:
     """Play one game: (index, lineup, players, seed base, game kind, engine build)."""
     g, lineup, players, seed, game, compiled = task
@@ -140,12 +151,7 @@ def play_game(task: tuple[int, list[str], int, int, str, bool | None]) -> GameRe
     deal = seed + g // players
     st = new_state(game, players, deal, compiled)
     t0 = time.perf_counter()
-    k = 0
-    while not st.is_terminal():
-        p = st.current_player()
-        code = _bot(seats[p]).choose(st, seed=(deal * 7919 + k * 104729 + g) & 0x7FFFFFFF)
-        st.apply(code)
-        k += 1
+    k = play_out(st, [_bot(s) for s in seats], deal * 7919 + g)
     vps = [int(st.vp(p)) for p in range(players)]
     w = int(st.winner())
     ranking = [w] + sorted((p for p in range(players) if p != w), key=lambda p: -vps[p])

@@ -17,6 +17,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.arena",
     "kashgar_cli.tune",
     "kashgar_cli.fit_eval",
+    "kashgar_cli.tune_eval",
     "kashgar_cli.serve",
     "kashgar_cli.worker",
     "kashgar_cli.play",

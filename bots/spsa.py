@@ -1,0 +1,231 @@
+"""Tune the evaluation's weights by play: SPSA (simultaneous perturbation stochastic approximation),
+as fishtest tunes engine parameters.
+
+`kashgar fit-eval` fits weights that *predict* the winner of games a fixed policy played; a search
+that maximises them plays no better (BENCHMARKS.md). SPSA instead changes the weights in the
+direction that wins games. Each iteration perturbs every parameter at once by +-c (a random sign
+per parameter), plays the two weight sets against each other on one deal with seats swapped (a
+game pair), and moves every parameter by `lr * c * result * sign`, where result in [-1, 1] is the
+pair's score of the plus side minus the minus side's, halved. Steps and perturbations shrink as
+fishtest's do (`a_k = 1 / (A + k + 1) ** alpha`, `c_k = c / (k + 1) ** gamma`).
+
+The parameters are the fixed features' weights (`vp.a`, `vp.b`, ...: the opening part `a` and the
+end-game part `b` of `bots.features`) and `cards`, one multiplier of a per-card value table (the
+fitted weights' card values): tuning 96 card weights one by one needs far more games than a
+multiplier of a table whose shape was fitted on 30,000 positions.
+
+The games are played by the greedy bot (one turn ahead, the evaluation decides everything it
+does), which is cheap (about 0.1 s a game) and values the same turn-end positions a macro search
+does. Whether the tuned weights also make the search stronger is for a tournament to say.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import multiprocessing as mp
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bots.features import CARD_PREFIX, FIXED, HAND_WEIGHTS, load_weights
+
+Weights = dict[str, tuple[float, float]]
+CARDS = "cards"  # the card-table multiplier's parameter name
+
+
+def default_params() -> list[str]:
+    """Every fixed feature's `a` and `b`, and the card-table multiplier."""
+    return [f"{f}.{part}" for f in FIXED for part in ("a", "b")] + [CARDS]
+
+
+def theta_of(weights: Weights, params: Sequence[str], cards: float = 0.0) -> dict[str, float]:
+    """The parameter values of `weights` (`cards`: the card-table multiplier)."""
+    out: dict[str, float] = {}
+    for name in params:
+        if name == CARDS:
+            out[name] = cards
+            continue
+        feature, part = name.rsplit(".", 1)
+        out[name] = weights.get(feature, (0.0, 0.0))[0 if part == "a" else 1]
+    return out
+
+
+def weights_of(theta: dict[str, float], base: Weights, card_table: Weights) -> Weights:
+    """The weights: `base`, with every tuned fixed weight from `theta` and the card values of
+    `card_table` times `theta["cards"]` (when tuned)."""
+    out = dict(base)
+    for name, v in theta.items():
+        if name == CARDS:
+            continue
+        feature, part = name.rsplit(".", 1)
+        a, b = out.get(feature, (0.0, 0.0))
+        out[feature] = (v, b) if part == "a" else (a, v)
+    if CARDS in theta:
+        m = theta[CARDS]
+        for feature, (a, b) in card_table.items():
+            if feature.startswith(CARD_PREFIX):
+                out[feature] = (m * a, m * b)
+    return out
+
+
+@dataclass
+class SpsaConfig:
+    iterations: int = 4000      # game pairs
+    c: float = 0.05             # perturbation of a weight at the start (log-odds units)
+    c_cards: float = 0.25       # perturbation of the card-table multiplier
+    lr: float = 0.5             # a step is lr * a_k * c_k * result (a_0 = 1, so lr * c at the start)
+    alpha: float = 0.602
+    gamma: float = 0.101
+    big_a: float = 0.0          # A (stability constant); 0: a tenth of the iterations
+    seed: int = 0
+    batch: int = 16             # pairs played on one weight vector (in parallel)
+
+
+@dataclass
+class SpsaResult:
+    theta: dict[str, float]
+    history: list[dict[str, float]] = field(default_factory=list)  # theta after each batch
+    score: float = 0.0          # mean pair result of the plus side (should be near 0)
+    pairs: int = 0
+
+
+PairFn = Callable[[list[tuple[dict[str, float], dict[str, float], int]]], list[float]]
+
+
+def spsa(theta0: dict[str, float], play_pairs: PairFn, cfg: SpsaConfig,
+         log: Callable[[str], None] | None = None) -> SpsaResult:
+    """Maximise the expected result of `play_pairs` over theta. `play_pairs` takes a list of
+    (theta_plus, theta_minus, seed) and returns, for each, the plus side's result in [-1, 1]."""
+    rng = random.Random(cfg.seed)
+    theta = dict(theta0)
+    big_a = cfg.big_a or cfg.iterations / 10
+    res = SpsaResult(dict(theta))
+    total = 0.0
+    k = 0
+    while k < cfg.iterations:
+        n = min(cfg.batch, cfg.iterations - k)
+        tasks = []
+        flips: list[dict[str, float]] = []
+        for j in range(n):
+            ck = 1.0 / (k + j + 1) ** cfg.gamma
+            flip = {p: (1.0 if rng.random() < 0.5 else -1.0) * ck * (cfg.c_cards if p == CARDS else cfg.c)
+                    for p in theta}
+            flips.append(flip)
+            plus = {p: v + flip[p] for p, v in theta.items()}
+            minus = {p: v - flip[p] for p, v in theta.items()}
+            tasks.append((plus, minus, rng.getrandbits(31)))
+        results = play_pairs(tasks)
+        for j, (flip, r) in enumerate(zip(flips, results, strict=True)):
+            ak = 1.0 / (big_a + k + j + 1) ** cfg.alpha * (big_a + 1) ** cfg.alpha
+            for p in theta:
+                theta[p] += cfg.lr * ak * r * flip[p]
+            total += r
+        k += n
+        res.history.append(dict(theta))
+        if log:
+            log(f"{k}/{cfg.iterations} pairs, plus side {total / k:+.3f}: "
+                + ", ".join(f"{p}={v:.4f}" for p, v in theta.items()))
+    res.theta = theta
+    res.pairs = k
+    res.score = total / max(1, k)
+    return res
+
+
+# ---- game pairs between two weight sets ------------------------------------------------------
+
+_SETUP: dict[str, Any] = {}
+
+
+def _bot(theta: dict[str, float]) -> Any:
+    from bots.evaluate import WeightedEvaluator
+    from bots.greedy import GreedyBot
+
+    w = weights_of(theta, _SETUP["base"], _SETUP["cards"])
+    return GreedyBot(samples=_SETUP["samples"], evaluator=WeightedEvaluator(w))
+
+
+def play_pair(task: tuple[dict[str, float], dict[str, float], int]) -> float:
+    """The plus side's result of one deal played twice, seats swapped: (wins - losses) / 2."""
+    from bots.arena import new_state, play_out
+
+    plus, minus, seed = task
+    bots = [_bot(plus), _bot(minus)]
+    r = 0.0
+    for swap in (0, 1):
+        st = new_state("kashgar", 2, seed, _SETUP["compiled"])
+        seats = [bots[swap], bots[1 - swap]]
+        play_out(st, seats, seed * 7919 + swap)
+        r += 1.0 if int(st.winner()) == swap else -1.0
+    return r / 2
+
+
+def _init(base: Weights, cards: Weights, samples: int, compiled: bool | None) -> None:
+    _SETUP.update(base=base, cards=cards, samples=samples, compiled=compiled)
+
+
+class PairPlayer:
+    """Plays game pairs between weight sets in `workers` processes (greedy bots with `samples`
+    determinizations); usable as `spsa`'s `play_pairs`. Close it (or use `with`)."""
+
+    def __init__(self, base: Weights, cards: Weights, *, samples: int = 1, workers: int = 1,
+                 compiled: bool | None = None) -> None:
+        args = (base, cards, samples, compiled)
+        _init(*args)
+        self.pool: Any = None
+        if workers > 1:
+            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
+            self.pool = ctx.Pool(workers, initializer=_init, initargs=args)
+
+    def __call__(self, tasks: list[tuple[dict[str, float], dict[str, float], int]]) -> list[float]:
+        if self.pool is None:
+            return [play_pair(t) for t in tasks]
+        return list(self.pool.map(play_pair, tasks))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool = None
+
+    def __enter__(self) -> PairPlayer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, cards_from: str | None = None,
+                 params: Sequence[str] | None = None, samples: int = 1, workers: int = 1,
+                 compiled: bool | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run SPSA from the weights in `start` (default: the hand-made heuristic, card values 0) with
+    the card table of `cards_from` (default: the shipped fitted weights) and write the tuned weights
+    file (the format `evaluator=fitted,weights=...` reads). Returns the document written."""
+    base: Weights = dict(load_weights(start)) if start else dict(HAND_WEIGHTS)
+    table: Weights = {k: v for k, v in load_weights(cards_from).items() if k.startswith(CARD_PREFIX)}
+    names = list(params or default_params())
+    for p in names:
+        if p != CARDS and (p.count(".") != 1 or p.rsplit(".", 1)[0] not in FIXED or p[-1] not in "ab"):
+            raise ValueError(f"unknown parameter {p!r}: <feature>.a, <feature>.b (features: "
+                             f"{', '.join(FIXED)}) or {CARDS}")
+    start_cards = 1.0 if start and any(k.startswith(CARD_PREFIX) for k in base) else 0.0
+    if start_cards:  # the start's own card values are the table the multiplier scales
+        table = {k: v for k, v in base.items() if k.startswith(CARD_PREFIX)}
+    theta0 = theta_of(base, names, start_cards)
+    with PairPlayer(base, table, samples=samples, workers=workers, compiled=compiled) as player:
+        res = spsa(theta0, player, cfg, log)
+    weights = weights_of(res.theta, base, table)
+    doc = {"description": "Kashgar evaluation weights tuned by play (kashgar tune-eval: SPSA, greedy-bot game "
+                          "pairs); value(p) = sum (a + b * t) * feature(p), t = leader's VP / 25.",
+           "tuned": {"pairs": res.pairs, "plus_side_score": round(res.score, 4), "theta": res.theta,
+                     "start": start or "hand", "cards_from": cards_from or "bots/eval_weights.json",
+                     "config": cfg.__dict__, "samples": samples},
+           "weights": {k: [round(a, 6), round(b, 6)] for k, (a, b) in weights.items()}}
+    Path(out).write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    return doc
+
+
+def distance(a: dict[str, float], b: dict[str, float]) -> float:
+    """Euclidean distance between two parameter vectors (over a's names)."""
+    return math.sqrt(sum((a[p] - b[p]) ** 2 for p in a))

@@ -1,0 +1,65 @@
+"""`kashgar tune-eval`: tune the evaluation's weights by play (SPSA over greedy-bot game pairs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "tune-eval", help="tune the evaluation weights by play (SPSA)",
+        description="SPSA, as fishtest tunes engines: each iteration perturbs every weight at once, plays "
+                    "the two weight sets against each other on one deal with seats swapped (greedy bots), "
+                    "and steps towards the side that won. Writes a weights file for "
+                    "`evaluator=fitted,weights=FILE`.")
+    p.add_argument("-n", "--pairs", type=int, default=4000, help="game pairs (iterations)")
+    p.add_argument("--start", default=None, help="weights file to start from (default: the hand-made heuristic)")
+    p.add_argument("--cards-from", default=None,
+                   help="weights file whose card values the `cards` multiplier scales (default: the shipped one)")
+    p.add_argument("--params", default="", help="comma-separated parameters (default: every fixed feature's a "
+                                                "and b, and cards)")
+    p.add_argument("--c", type=float, default=0.05, help="perturbation of a weight at the start")
+    p.add_argument("--c-cards", type=float, default=0.25, help="perturbation of the card multiplier")
+    p.add_argument("--lr", type=float, default=0.5, help="step: lr * c * result at the start")
+    p.add_argument("--samples", type=int, default=1, help="determinizations of the greedy bots")
+    p.add_argument("--batch", type=int, default=16, help="pairs played per weight vector")
+    p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="weights file to write")
+    p.add_argument("--log", default=None, help="also append progress lines to this file")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from bots.spsa import SpsaConfig, tune_weights
+
+    if args.pairs < 1 or args.batch < 1 or args.samples < 1:
+        print("kashgar tune-eval: --pairs, --batch and --samples must be at least 1", file=sys.stderr)
+        return 2
+    logf = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+        if logf:
+            logf.write(line + "\n")
+            logf.flush()
+
+    cfg = SpsaConfig(iterations=args.pairs, c=args.c, c_cards=args.c_cards, lr=args.lr, seed=args.seed,
+                     batch=args.batch)
+    params = [p.strip() for p in args.params.split(",") if p.strip()] or None
+    try:
+        doc = tune_weights(cfg=cfg, out=args.out, start=args.start, cards_from=args.cards_from, params=params,
+                           samples=args.samples, workers=max(1, args.workers), log=log)
+    except ValueError as exc:
+        print(f"kashgar tune-eval: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if logf:
+            logf.close()
+    print(json.dumps(doc["tuned"], indent=1))
+    print(f"wrote {args.out}")
+    return 0
