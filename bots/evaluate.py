@@ -110,6 +110,23 @@ class FittedEvaluator(WeightedEvaluator):
         super().__init__(load_weights(path), scale)
 
 
+TUNED_FILE = "eval_tuned.json"  # beside bots/features.py: written by `kashgar tune-eval`
+
+
+class TunedEvaluator(WeightedEvaluator):
+    """Weights tuned by play (`kashgar tune-eval`, bots/eval_tuned.json). They were tuned as the
+    weights a one-turn greedy player chooses its moves by, so the search's greedy rollouts and its
+    in-turn choices use them too (the other evaluators roll out with the hand-made heuristic)."""
+
+    def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
+        from bots.features import WEIGHTS_FILE, load_weights
+
+        super().__init__(load_weights(path or str(WEIGHTS_FILE.with_name(TUNED_FILE))), scale)
+
+    def rollout_weights(self) -> list[float]:
+        return self.engine_weights()
+
+
 def default_evaluator(st: Any) -> Evaluator:
     """The evaluator for `st`'s game: Kashgar's hand-made heuristic for engine states (the fitted
     weights predict outcomes better but played no stronger: BENCHMARKS.md), VP otherwise."""

@@ -23,7 +23,14 @@ from bots.base import (
     decision_point,
     sample_by_temperature,
 )
-from bots.evaluate import Evaluator, FittedEvaluator, KashgarEvaluator, VPEvaluator, default_evaluator
+from bots.evaluate import (
+    Evaluator,
+    FittedEvaluator,
+    KashgarEvaluator,
+    TunedEvaluator,
+    VPEvaluator,
+    default_evaluator,
+)
 from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
@@ -46,8 +53,10 @@ class ISMCTSConfig:
                                   # choices (the tree branches on turns: which card, which action)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
-                                  # "fitted" (weights fitted by `kashgar fit-eval`), "vp"
-    weights: str = ""             # evaluator "fitted"/"default": a weights file ("" = bots/eval_weights.json)
+                                  # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
+                                  # play, `kashgar tune-eval`; its rollouts choose by them too), "vp"
+    weights: str = ""             # evaluator "fitted"/"tuned"/"default": a weights file ("" = the shipped
+                                  # bots/eval_weights.json or bots/eval_tuned.json)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     compiled: bool | None = None  # search core: None = default, True/False = force
 
@@ -60,11 +69,12 @@ class ISMCTSConfig:
 
 def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evaluator:
     """The evaluator `name` for `st`'s game, its softmax scale multiplied by `scale`; `weights`: the
-    weights file of the fitted evaluator (default: the shipped one)."""
+    weights file of the fitted or tuned evaluator (default: the shipped one)."""
     makers: dict[str, Any] = {"vp": VPEvaluator, "kashgar": KashgarEvaluator,
-                              "fitted": lambda: FittedEvaluator(path=weights or None)}
+                              "fitted": lambda: FittedEvaluator(path=weights or None),
+                              "tuned": lambda: TunedEvaluator(path=weights or None)}
     if name not in makers and name != "default":
-        raise ValueError(f"unknown evaluator {name!r}: default, fitted, kashgar or vp")
+        raise ValueError(f"unknown evaluator {name!r}: default, fitted, kashgar, tuned or vp")
     if name == "default" and weights and hasattr(st, "export"):
         name = "fitted"
     ev = makers[name]() if name in makers else default_evaluator(st)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots.features import CARD_PREFIX, FIXED, HAND_WEIGHTS, load_weights
+from bots.features import CARD_PREFIX, FIXED, HAND_WEIGHTS, engine_kind_slugs, load_weights
 
 Weights = dict[str, tuple[float, float]]
 CARDS = "cards"  # the card-table multiplier's parameter name
@@ -39,6 +39,27 @@ CARDS = "cards"  # the card-table multiplier's parameter name
 def default_params() -> list[str]:
     """Every fixed feature's `a` and `b`, and the card-table multiplier."""
     return [f"{f}.{part}" for f in FIXED for part in ("a", "b")] + [CARDS]
+
+
+def expand_params(params: Sequence[str], card_features: Sequence[str]) -> list[str]:
+    """`params` checked, with `card:*.a` / `card:*.b` expanded to every card of `card_features`
+    (one parameter per card: their values tuned one by one instead of by the multiplier)."""
+    out: list[str] = []
+    cards = {f for f in card_features if f.startswith(CARD_PREFIX)}
+    for p in params:
+        feature, _, part = p.rpartition(".")
+        if p == CARDS:
+            out.append(p)
+        elif feature == CARD_PREFIX + "*" and part in ("a", "b"):
+            out += [f"{f}.{part}" for f in sorted(cards)]
+        elif part in ("a", "b") and (feature in FIXED or feature in cards):
+            out.append(p)
+        else:
+            raise ValueError(f"unknown parameter {p!r}: <feature>.a, <feature>.b (features: "
+                             f"{', '.join(FIXED)}, card:<kind>, card:*) or {CARDS}")
+    if CARDS in out and any(p.startswith(CARD_PREFIX) for p in out):
+        raise ValueError(f"tune the card values either by {CARDS} or one by one, not both")
+    return list(dict.fromkeys(out))
 
 
 def theta_of(weights: Weights, params: Sequence[str], cards: float = 0.0) -> dict[str, float]:
@@ -204,14 +225,10 @@ def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, 
     file (the format `evaluator=fitted,weights=...` reads). Returns the document written."""
     base: Weights = dict(load_weights(start)) if start else dict(HAND_WEIGHTS)
     table: Weights = {k: v for k, v in load_weights(cards_from).items() if k.startswith(CARD_PREFIX)}
-    names = list(params or default_params())
-    for p in names:
-        if p != CARDS and (p.count(".") != 1 or p.rsplit(".", 1)[0] not in FIXED or p[-1] not in "ab"):
-            raise ValueError(f"unknown parameter {p!r}: <feature>.a, <feature>.b (features: "
-                             f"{', '.join(FIXED)}) or {CARDS}")
     start_cards = 1.0 if start and any(k.startswith(CARD_PREFIX) for k in base) else 0.0
     if start_cards:  # the start's own card values are the table the multiplier scales
         table = {k: v for k, v in base.items() if k.startswith(CARD_PREFIX)}
+    names = expand_params(params or default_params(), [CARD_PREFIX + s for s in engine_kind_slugs()])
     theta0 = theta_of(base, names, start_cards)
     with PairPlayer(base, table, samples=samples, workers=workers, compiled=compiled) as player:
         res = spsa(theta0, player, cfg, log)

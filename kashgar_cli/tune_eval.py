@@ -20,8 +20,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--start", default=None, help="weights file to start from (default: the hand-made heuristic)")
     p.add_argument("--cards-from", default=None,
                    help="weights file whose card values the `cards` multiplier scales (default: the shipped one)")
-    p.add_argument("--params", default="", help="comma-separated parameters (default: every fixed feature's a "
-                                                "and b, and cards)")
+    p.add_argument("--params", default="",
+                   help="comma-separated parameters: <feature>.a|b, card:<kind>.a|b, card:*.a|b (every card) "
+                        "or cards (default: every fixed feature's a and b, and cards)")
     p.add_argument("--c", type=float, default=0.05, help="perturbation of a weight at the start")
     p.add_argument("--c-cards", type=float, default=0.25, help="perturbation of the card multiplier")
     p.add_argument("--lr", type=float, default=0.5, help="step: lr * c * result at the start")

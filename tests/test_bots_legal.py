@@ -43,7 +43,7 @@ def test_random_states_include_mid_turn(engine: Any) -> None:
 
 @pytest.mark.parametrize("spec,factor", [("random", 1.0), ("greedy:samples=1", 0.5),
                                          ("ismcts:iterations=24", 0.5), ("det:iterations=24,worlds=3", 0.25),
-                                         ("ismcts:iterations=24,macro=1,rollout=turn", 0.25),
+                                         ("ismcts:iterations=24,macro=1,rollout=turn,evaluator=tuned", 0.25),
                                          ("novice", 0.25)])
 def test_bot_returns_legal_decision(engine: Any, spec: str, factor: float) -> None:
     bot = make_bot(spec)

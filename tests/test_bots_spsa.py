@@ -13,6 +13,8 @@ import pytest
 
 from bots.features import HAND_WEIGHTS, load_weights, parse_weights
 from bots.spsa import CARDS, PairPlayer, SpsaConfig, default_params, distance, spsa, theta_of, weights_of
+from engine_ext import Engine
+from tests.engine_helpers import random_walk
 
 
 def _noisy_match(target: dict[str, float], seed: int):  # type: ignore[no-untyped-def]
@@ -105,3 +107,43 @@ def test_cli_rejects_an_unknown_parameter(tmp_path: Path, capsys: pytest.Capture
     assert main(["tune-eval", "-n", "2", "-j", "1", "--out", str(tmp_path / "w.json"), "--params", "vp.c"]) == 2
     assert "unknown parameter 'vp.c'" in capsys.readouterr().err
     assert not (tmp_path / "w.json").exists()
+
+
+def test_the_tuned_evaluator_rolls_out_by_its_own_weights() -> None:
+    from bots.evaluate import FittedEvaluator, KashgarEvaluator, TunedEvaluator
+
+    tuned = TunedEvaluator()
+    doc = json.loads(Path("bots/eval_tuned.json").read_text())
+    assert doc["tuned"]["pairs"] >= 1000  # the shipped file comes from a real run
+    assert tuned.weights == parse_weights(doc)
+    assert tuned.rollout_weights() == tuned.engine_weights() != KashgarEvaluator().engine_weights()
+    same_file = FittedEvaluator(path="bots/eval_tuned.json")
+    assert same_file.engine_weights() == tuned.engine_weights()
+    assert same_file.rollout_weights() == KashgarEvaluator().rollout_weights()
+
+
+def test_a_macro_search_makes_its_in_turn_choices_by_the_tuned_weights(compiled_engine: Engine) -> None:
+    from bots.levels import make_bot
+
+    st = random_walk(compiled_engine, 2, 11, 60).state
+    assert not st.is_terminal()
+    spec = "ismcts:iterations=400,macro=1,rollout=turn,eps=0,{}"
+    by_tuned = make_bot(spec.format("evaluator=tuned")).analyse(st, seed=5)
+    by_hand = make_bot(spec.format("evaluator=fitted,weights=bots/eval_tuned.json")).analyse(st, seed=5)
+    # the same leaf values; only the greedy choices inside the simulated turns differ
+    assert [a.visits for a in by_tuned.alternatives] != [a.visits for a in by_hand.alternatives]
+
+
+def test_card_parameters_expand_one_per_card_and_bad_ones_are_named() -> None:
+    from bots.spsa import expand_params
+
+    cards = ["card:bauer", "card:hirte", "vp"]
+    assert expand_params(["vp.a", "card:*.a"], cards) == ["vp.a", "card:bauer.a", "card:hirte.a"]
+    assert expand_params(["card:hirte.b", "card:hirte.b"], cards) == ["card:hirte.b"]
+    with pytest.raises(ValueError, match="'card:nobody.a'"):
+        expand_params(["card:nobody.a"], cards)
+    with pytest.raises(ValueError, match="not both"):
+        expand_params([CARDS, "card:bauer.a"], cards)
+    theta = {"card:bauer.a": 0.3, "vp.b": 0.1}
+    w = weights_of(theta, {"card:bauer": (0.0, 0.2)}, {"card:bauer": (9.0, 9.0)})
+    assert w["card:bauer"] == (0.3, 0.2) and w["vp"] == (0.0, 0.1)  # no multiplier: the table is unused
