@@ -15,7 +15,7 @@ fitted weights' card values): tuning 96 card weights one by one needs far more g
 multiplier of a table whose shape was fitted on 30,000 positions.
 
 The games are played by the greedy bot (one turn ahead, the evaluation decides everything it
-does), which is cheap (about 0.1 s a game) and values the same turn-end positions a macro search
+does), which is cheap (about 0.05 s a game with one determinization) and values the same turn-end positions a macro search
 does. Whether the tuned weights also make the search stronger is for a tournament to say.
 """
 
