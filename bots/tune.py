@@ -150,11 +150,18 @@ def _rated(ladder: list[Level], final: list[Step]) -> list[Level]:
 def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
               grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
               log: Callable[[str], None] | None = None, from_top: bool = False,
-              floor: int = 1, cap: float = 1.0) -> tuple[list[Level], list[Step]]:
+              floor: int = 1, cap: float = 1.0, top_games: int = 0) -> tuple[list[Level], list[Step]]:
     """The calibrated levels (weakest first, rated) and every match played. Top down, `floor` is the
     smallest budget a preset is lowered to and `cap` the highest temperature it is raised to; a
-    preset at both stays as it is (its step is reported, clear or not)."""
+    preset at both stays as it is (its step is reported, clear or not). `top_games` (0: `games`):
+    the games of the step below the strongest level, whose games cost the most (the other steps
+    can then afford more games, and so narrower intervals)."""
     steps: list[Step] = []
+    last = len(levels) - 1
+
+    def n_games(upper: int) -> int:
+        return top_games if top_games and upper == last else games
+
     final: list[Step] = []
     if from_top:
         ladder = [levels[-1]]
@@ -162,7 +169,8 @@ def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, 
             upper = ladder[0]
             cur = below(upper, levels[i], grow, floor, cap)
             for rnd in range(max_rounds + 1):
-                st = _step(cur, upper, rnd, games, seed + 1000 * i + rnd, workers, game, min_gap, cur, log)
+                st = _step(cur, upper, rnd, n_games(i + 1), seed + 1000 * i + rnd, workers, game, min_gap, cur,
+                           log)
                 steps.append(st)
                 weaker = weaken(cur, grow, floor, cap)
                 if st.ok or rnd == max_rounds or weaker is cur:
@@ -176,7 +184,7 @@ def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, 
         lower = ladder[-1]
         cur = above(lower, levels[i], grow)
         for rnd in range(max_rounds + 1):
-            st = _step(lower, cur, rnd, games, seed + 1000 * i + rnd, workers, game, min_gap, cur, log)
+            st = _step(lower, cur, rnd, n_games(i), seed + 1000 * i + rnd, workers, game, min_gap, cur, log)
             steps.append(st)
             if st.ok or rnd == max_rounds:
                 break
@@ -233,17 +241,18 @@ def final_steps(steps: list[Step]) -> list[Step]:
 def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
          log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1,
-         cap: float = 1.0, grow: float = 2.0) -> dict[str, Any]:
+         cap: float = 1.0, grow: float = 2.0, top_games: int = 0) -> dict[str, Any]:
     levels = load_levels(levels_in)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
                              seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
-                             grow=grow)
+                             grow=grow, top_games=top_games)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     finals = final_steps(steps)
     clear = sum(1 for s in finals if s.ok)
     direction = "top down, from the strongest preset" if from_top else "bottom up, from the weakest preset"
-    header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({games} games per step, 2 players, "
+    per_step = f"{games} games per step" + (f", {top_games} below the strongest" if top_games else "")
+    header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({per_step}, 2 players, "
               f"{direction}).\n"
               f"Goal: adjacent levels >= {min_gap:.0f} Elo apart with the step's 95% interval above 0; "
               f"met by {clear} of {len(tuned) - 1} steps.\n"
@@ -252,7 +261,7 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str |
     md = markdown_table(tuned, steps)
     (out / "ladder.md").write_text(md, encoding="utf-8")
     doc = {"levels": [lv.to_dict() for lv in tuned], "steps": [s.__dict__ for s in steps],
-           "games_per_step": games, "min_gap": min_gap, "game": game,
+           "games_per_step": games, "top_games": top_games or games, "min_gap": min_gap, "game": game,
            "from_top": from_top,
            "monotone": all((b.elo or 0) > (a.elo or 0) for a, b in zip(tuned, tuned[1:], strict=False)),
            "all_steps_ok": all(s.ok for s in finals)}

@@ -35,6 +35,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--grow", type=float, default=2.0,
                    help="the factor of one step: budget x or / it, temperature / or x it (smaller: finer steps "
                         "that waste less Elo range per level, more rounds)")
+    p.add_argument("--top-games", type=int, default=0,
+                   help="games of the step below the strongest level (0: --games); its games cost the most")
     p.set_defaults(func=run)
 
 
@@ -44,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     doc = tune(levels_in=args.levels, levels_out=args.out, out_dir=args.report_dir, games=args.games,
                min_gap=args.min_gap, max_rounds=args.max_rounds, workers=max(1, args.workers), seed=args.seed,
                game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
-               floor=max(1, args.min_iterations), cap=args.max_temperature, grow=args.grow)
+               floor=max(1, args.min_iterations), cap=args.max_temperature, grow=args.grow,
+               top_games=max(0, args.top_games))
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
         print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bots.ismcts_bot import ISMCTSConfig
 from bots.levels import Level, dump_levels, load_levels
 from bots.tune import tune
@@ -112,3 +114,16 @@ def test_a_finer_grow_takes_finer_steps() -> None:
     assert below(upper, Level("e", "", base.with_(iterations=900, temperature=0.0)), 1.4).config.iterations == 714
     lifted = above(lv, Level("y", "", base.with_(iterations=100, temperature=0.5)), 1.4)
     assert lifted.config.iterations == 280 and lifted.config.temperature == 0.0714
+
+
+@pytest.mark.parametrize("from_top", [True, False])
+def test_the_step_below_the_strongest_level_plays_its_own_number_of_games(tmp_path: Path,
+                                                                          from_top: bool) -> None:
+    from bots.tune import calibrate
+
+    small, _ = _toy_presets(load_levels()[:3], tmp_path)
+    _, steps = calibrate(small, games=10, top_games=4, max_rounds=0, game="toy", from_top=from_top)
+    games = {(s.lower, s.upper): s.games for s in steps}
+    assert games == {("novice", "beginner"): 10, ("beginner", "casual"): 4}
+    _, steps = calibrate(small, games=6, max_rounds=0, game="toy", from_top=from_top)
+    assert [s.games for s in steps] == [6, 6]
