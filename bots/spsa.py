@@ -15,8 +15,9 @@ fitted weights' card values): tuning 96 card weights one by one needs far more g
 multiplier of a table whose shape was fitted on 30,000 positions.
 
 The games are played by the greedy bot (one turn ahead, the evaluation decides everything it
-does), which is cheap (about 0.05 s a game with one determinization) and values the same turn-end positions a macro search
-does. Whether the tuned weights also make the search stronger is for a tournament to say.
+does), which is cheap (about 0.05 s a game with one determinization) and values the same turn-end
+positions a macro search does. Whether the tuned weights also make the search stronger is for a
+tournament to say (BENCHMARKS.md: they do in the macro search, not in the plain one).
 """
 
 from __future__ import annotations
