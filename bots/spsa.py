@@ -23,7 +23,6 @@ tournament to say (BENCHMARKS.md: they do in the macro search, not in the plain 
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing as mp
 import random
 from collections.abc import Callable, Sequence
@@ -243,7 +242,3 @@ def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, 
     Path(out).write_text(json.dumps(doc, indent=1), encoding="utf-8")
     return doc
 
-
-def distance(a: dict[str, float], b: dict[str, float]) -> float:
-    """Euclidean distance between two parameter vectors (over a's names)."""
-    return math.sqrt(sum((a[p] - b[p]) ** 2 for p in a))

@@ -12,9 +12,14 @@ from pathlib import Path
 import pytest
 
 from bots.features import HAND_WEIGHTS, load_weights, parse_weights
-from bots.spsa import CARDS, PairPlayer, SpsaConfig, default_params, distance, spsa, theta_of, weights_of
+from bots.spsa import CARDS, PairPlayer, SpsaConfig, default_params, spsa, theta_of, weights_of
 from engine_ext import Engine
 from tests.engine_helpers import random_walk
+
+
+def distance(a: dict[str, float], b: dict[str, float]) -> float:
+    """Euclidean distance between two parameter vectors (over a's names)."""
+    return math.sqrt(sum((a[p] - b[p]) ** 2 for p in a))
 
 
 def _noisy_match(target: dict[str, float], seed: int):  # type: ignore[no-untyped-def]
