@@ -110,18 +110,15 @@ class FittedEvaluator(WeightedEvaluator):
         super().__init__(load_weights(path), scale)
 
 
-TUNED_FILE = "eval_tuned.json"  # beside bots/features.py: written by `kashgar tune-eval`
-
-
-class TunedEvaluator(WeightedEvaluator):
+class TunedEvaluator(FittedEvaluator):
     """Weights tuned by play (`kashgar tune-eval`, bots/eval_tuned.json). They were tuned as the
     weights a one-turn greedy player chooses its moves by, so the search's greedy rollouts and its
     in-turn choices use them too (the other evaluators roll out with the hand-made heuristic)."""
 
     def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
-        from bots.features import WEIGHTS_FILE, load_weights
+        from bots.features import TUNED_WEIGHTS_FILE
 
-        super().__init__(load_weights(path or str(WEIGHTS_FILE.with_name(TUNED_FILE))), scale)
+        super().__init__(scale, path or str(TUNED_WEIGHTS_FILE))
 
     def rollout_weights(self) -> list[float]:
         return self.engine_weights()

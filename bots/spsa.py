@@ -224,10 +224,13 @@ def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, 
     the card table of `cards_from` (default: the shipped fitted weights) and write the tuned weights
     file (the format `evaluator=fitted,weights=...` reads). Returns the document written."""
     base: Weights = dict(load_weights(start)) if start else dict(HAND_WEIGHTS)
-    table: Weights = {k: v for k, v in load_weights(cards_from).items() if k.startswith(CARD_PREFIX)}
-    start_cards = 1.0 if start and any(k.startswith(CARD_PREFIX) for k in base) else 0.0
-    if start_cards:  # the start's own card values are the table the multiplier scales
-        table = {k: v for k, v in base.items() if k.startswith(CARD_PREFIX)}
+    # the card table the multiplier scales: the start's own card values (multiplier 1) if it has
+    # any, else those of `cards_from` (multiplier 0: the start's cards are worth nothing)
+    start_cards = 1.0 if any(k.startswith(CARD_PREFIX) for k in base) else 0.0
+    if start_cards:
+        cards_from = start
+    table: Weights = {k: v for k, v in (base if start_cards else load_weights(cards_from)).items()
+                      if k.startswith(CARD_PREFIX)}
     names = expand_params(params or default_params(), [CARD_PREFIX + s for s in engine_kind_slugs()])
     theta0 = theta_of(base, names, start_cards)
     with PairPlayer(base, table, samples=samples, workers=workers, compiled=compiled) as player:
