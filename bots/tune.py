@@ -150,12 +150,14 @@ def _rated(ladder: list[Level], final: list[Step]) -> list[Level]:
 def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
               grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
               log: Callable[[str], None] | None = None, from_top: bool = False,
-              floor: int = 1, cap: float = 1.0, top_games: int = 0) -> tuple[list[Level], list[Step]]:
+              floor: int = 1, cap: float = 1.0, top_games: int = 0,
+              verify: bool = False) -> tuple[list[Level], list[Step]]:
     """The calibrated levels (weakest first, rated) and every match played. Top down, `floor` is the
     smallest budget a preset is lowered to and `cap` the highest temperature it is raised to; a
     preset at both stays as it is (its step is reported, clear or not). `top_games` (0: `games`):
     the games of the step below the strongest level, whose games cost the most (the other steps
-    can then afford more games, and so narrower intervals)."""
+    can then afford more games, and so narrower intervals). `verify`: change no preset, measure
+    every adjacent step once (a check of a finished ladder on fresh seeds, pass or fail)."""
     steps: list[Step] = []
     last = len(levels) - 1
 
@@ -163,6 +165,13 @@ def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, 
         return top_games if top_games and upper == last else games
 
     final: list[Step] = []
+    if verify:
+        for i in range(1, len(levels)):
+            st = _step(levels[i - 1], levels[i], 0, n_games(i), seed + 1000 * i, workers, game, min_gap,
+                       levels[i], log)
+            steps.append(st)
+            final.append(st)
+        return _rated(list(levels), final), steps
     if from_top:
         ladder = [levels[-1]]
         for i in range(len(levels) - 2, -1, -1):
@@ -241,16 +250,17 @@ def final_steps(steps: list[Step]) -> list[Step]:
 def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
          log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1,
-         cap: float = 1.0, grow: float = 2.0, top_games: int = 0) -> dict[str, Any]:
+         cap: float = 1.0, grow: float = 2.0, top_games: int = 0, verify: bool = False) -> dict[str, Any]:
     levels = load_levels(levels_in)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
                              seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
-                             grow=grow, top_games=top_games)
+                             grow=grow, top_games=top_games, verify=verify)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     finals = final_steps(steps)
     clear = sum(1 for s in finals if s.ok)
-    direction = "top down, from the strongest preset" if from_top else "bottom up, from the weakest preset"
+    direction = ("verified: every preset as given, each step measured once" if verify
+                 else "top down, from the strongest preset" if from_top else "bottom up, from the weakest preset")
     per_step = f"{games} games per step" + (f", {top_games} below the strongest" if top_games else "")
     header = (f"Kashgar AI difficulty levels, calibrated by `kashgar tune` ({per_step}, 2 players, "
               f"{direction}).\n"
@@ -262,7 +272,7 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str |
     (out / "ladder.md").write_text(md, encoding="utf-8")
     doc = {"levels": [lv.to_dict() for lv in tuned], "steps": [s.__dict__ for s in steps],
            "games_per_step": games, "top_games": top_games or games, "min_gap": min_gap, "game": game,
-           "from_top": from_top,
+           "from_top": from_top, "verify": verify,
            "monotone": all((b.elo or 0) > (a.elo or 0) for a, b in zip(tuned, tuned[1:], strict=False)),
            "all_steps_ok": all(s.ok for s in finals)}
     (out / "ladder.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")

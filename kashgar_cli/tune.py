@@ -37,6 +37,9 @@ def register(subparsers: Any) -> None:
                         "that waste less Elo range per level, more rounds)")
     p.add_argument("--top-games", type=int, default=0,
                    help="games of the step below the strongest level (0: --games); its games cost the most")
+    p.add_argument("--verify", action="store_true",
+                   help="change no preset: measure each adjacent step once and rate the ladder (a check of a "
+                        "finished level file on fresh seeds, pass or fail)")
     p.set_defaults(func=run)
 
 
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
                min_gap=args.min_gap, max_rounds=args.max_rounds, workers=max(1, args.workers), seed=args.seed,
                game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
                floor=max(1, args.min_iterations), cap=args.max_temperature, grow=args.grow,
-               top_games=max(0, args.top_games))
+               top_games=max(0, args.top_games), verify=args.verify)
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
         print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")

@@ -127,3 +127,22 @@ def test_the_step_below_the_strongest_level_plays_its_own_number_of_games(tmp_pa
     assert games == {("novice", "beginner"): 10, ("beginner", "casual"): 4}
     _, steps = calibrate(small, games=6, max_rounds=0, game="toy", from_top=from_top)
     assert [s.games for s in steps] == [6, 6]
+
+
+def test_verify_measures_each_step_once_and_changes_no_preset(tmp_path: Path) -> None:
+    small, src = _toy_presets(load_levels()[:3], tmp_path)
+    # presets the calibrating modes would change: equal budgets, and the top one hotter than the middle
+    given = [Level(lv.name, lv.description, lv.config.with_(iterations=4, temperature=t))
+             for lv, t in zip(small, (1.0, 0.2, 0.5), strict=True)]
+    src.write_text(dump_levels(given))
+    out = tmp_path / "levels.toml"
+    doc = tune(levels_in=str(src), levels_out=out, out_dir=tmp_path / "rep", games=8, top_games=6,
+               max_rounds=3, game="toy", verify=True, seed=11)
+    tuned = load_levels(out)
+    assert [lv.config for lv in tuned] == [lv.config for lv in given]
+    steps = json.loads((tmp_path / "rep" / "ladder.json").read_text())["steps"]
+    assert [(s["lower"], s["upper"], s["round"], s["games"]) for s in steps] == [
+        ("novice", "beginner", 0, 8), ("beginner", "casual", 0, 6)]
+    assert doc["verify"] is True and "verified" in out.read_text()
+    assert tuned[1].elo == pytest.approx(steps[0]["elo"], abs=0.05)  # the file holds one decimal
+    assert tuned[2].elo == pytest.approx(steps[0]["elo"] + steps[1]["elo"], abs=0.1)
