@@ -328,9 +328,15 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     for card in pats + b.leftovers(("start",)):
         d[L.O_LOC + card] = L.L_UNUSED
     for p in range(n):
-        d[L.O_PL + p * 8 + L.PL_VPC] = (d[L.O_PL + p * 8 + L.PL_CVP] + d[L.O_PL + p * 8 + L.PL_CARDVP]
-                                        + d[L.O_PL + p * 8 + L.PL_NBAUER] * d[L.O_PL + p * 8 + L.PL_NWHEAT])
+        # the VP total the end of the turn compares with (a change since then is scored on this turn)
+        d[L.O_PL + p * 8 + L.PL_VPC] = doc["seats"][p].get("vp_turn_start", _vp(d, p))
     return d, int(rng) or 1, observer
+
+
+def _vp(d: list[int], p: int) -> int:
+    """Seat `p`'s VP total in the layout `d` (as `State.vp`)."""
+    b = L.O_PL + p * 8
+    return int(d[b + L.PL_CVP] + d[b + L.PL_CARDVP] + d[b + L.PL_NBAUER] * d[b + L.PL_NWHEAT])
 
 
 def _read_deck(spec: Any, pointer: str, place: Callable[[Any, str], int], d: list[int], known_off: int,
@@ -548,6 +554,8 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
             "contracts": owned,
             "last_scored": d[L.O_PL + p * 8 + L.PL_LAST],
         })
+        if d[L.O_PL + p * 8 + L.PL_VPC] != _vp(d, p):  # points changed on this turn, not yet recorded
+            seats[-1]["vp_turn_start"] = d[L.O_PL + p * 8 + L.PL_VPC]
     in_game: dict[int, int] = {}
     for card in range(len(data.card_kind)):
         kind = data.card_kind[card]

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import engine_ext
@@ -94,6 +94,7 @@ def test_compiled_and_interpreted_play_identically(seed: int, players: int) -> N
 
 @SETTINGS
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 4), steps=st.integers(0, 300))
+@example(seed=602, players=2, steps=244)  # seat 1 scored mid-turn: its last_scored is set when the turn ends
 def test_json_round_trips_and_plays_on_identically(engine: Engine, seed: int, players: int, steps: int) -> None:
     g = random_walk(engine, players, seed, steps)
     doc = g.to_json()
@@ -131,3 +132,18 @@ def test_determinization_is_consistent_with_the_view(engine: Engine, seed: int, 
     # the same seed from the view alone gives the same determinization: nothing hidden leaks
     from_view = engine.from_json(g.view(me)).determinize(me, dseed)
     assert from_view.to_json() == det.to_json()
+
+
+def test_points_scored_mid_turn_are_credited_to_this_turn_after_a_round_trip(engine: Engine) -> None:
+    g = random_walk(engine, 2, 602, 244)  # seat 1 is mid-turn and has scored on it
+    doc = g.to_json()
+    seat = doc["seats"][1]
+    assert seat["last_scored"] < doc["turn"] and "vp_turn_start" in seat
+    assert "vp_turn_start" not in doc["seats"][0]  # only a seat whose total changed on this turn
+    for d in (doc, {**doc, "seats": [doc["seats"][0], {k: v for k, v in seat.items() if k != "vp_turn_start"}]}):
+        g2 = engine.from_json(d)
+        turn = g2.to_json()["turn"]
+        while g2.to_json()["turn"] == turn:
+            g2.state.apply(g2.legal_codes()[0])
+        # with the turn-start total the change is scored on this turn; without it, it counts as old
+        assert (g2.to_json()["seats"][1]["last_scored"] == turn) is (d is doc)
