@@ -27,6 +27,13 @@ and on every decision at the root: below the root, the decisions within a turn (
 take, a contract to fulfil...) are the mover's greedy choices, made in the simulation without
 nodes. The tree then reaches whole turns deeper for the same budget. `rollout="turn"` and `macro`
 need Kashgar engine states (other games take the random `depth` decisions).
+
+With `observe` set (Kashgar states only), a node's children below the root are also keyed by what
+the observer has seen at that point (`Search.observation`: where every card and contract is, as far
+as the observer can tell), so that each node is one of the observer's information sets: worlds in
+which the same decisions drew or revealed different cards go on in different subtrees (1: before
+every decision; 2: before the observer's own). Off by default: in Kashgar, where what is drawn is
+seen at once, the split trees measured weaker than the merged one (BENCHMARKS.md).
 5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
    (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
    view of the player who decides between it and its siblings; this is what makes the one tree
@@ -99,7 +106,7 @@ class Tree:
         self.new_node(-1, -1, -1)
 
     def _grow(self, cap: int) -> None:
-        names = ("move", "player", "parent", "first_child", "next_sibling", "visits", "avail")
+        names = ("move", "player", "parent", "first_child", "next_sibling", "visits", "avail", "obs")
         old_i = [getattr(self, "_a_" + nm, None) for nm in names]
         old_r = getattr(self, "_a_reward", None)
         old_v = getattr(self, "_a_vpsum", None)
@@ -113,7 +120,7 @@ class Tree:
             new_r[:n] = old_r[:n]  # type: ignore[index]
             new_v[:n] = old_v[:n]  # type: ignore[index]
         self._a_move, self._a_player, self._a_parent, self._a_first_child, self._a_next_sibling, \
-            self._a_visits, self._a_avail = new_i
+            self._a_visits, self._a_avail, self._a_obs = new_i
         self._a_reward = new_r
         self._a_vpsum = new_v
         self.move = new_i[0]
@@ -123,12 +130,14 @@ class Tree:
         self.next_sibling = new_i[4]
         self.visits = new_i[5]
         self.avail = new_i[6]
+        self.obs = new_i[7]
         self.reward = new_r
         self.vpsum = new_v
         self.cap = cap
 
-    def new_node(self, parent: int, move: int, player: int) -> int:
-        """Add a child of `parent` for decision `move` chosen by `player`; returns its index."""
+    def new_node(self, parent: int, move: int, player: int, obs: int = 0) -> int:
+        """Add a child of `parent` for decision `move` chosen by `player` after observation `obs`
+        (0: none); returns its index."""
         if self.size >= self.cap:
             self._grow(self.cap * 2)
         k = self.size
@@ -141,6 +150,7 @@ class Tree:
         self.avail[k] = 0
         self.reward[k] = 0.0
         self.vpsum[k] = 0.0
+        self.obs[k] = obs
         if parent >= 0:
             self.next_sibling[k] = self.first_child[parent]
             self.first_child[parent] = k
@@ -169,7 +179,7 @@ class Tree:
 
     def nbytes(self) -> int:
         """Bytes held by the arrays (the whole tree)."""
-        return self.cap * (7 * 4 + 2 * 8)
+        return self.cap * (8 * 4 + 2 * 8)
 
 
 class Search:
@@ -203,6 +213,8 @@ class Search:
         self.vals = self._vals
         self.o_res = self.o_disp = self.s_disp_n = self.s_players = self.s_turn = self.s_phase = 0
         self.o_ncar = self.o_car = self.o_nxt = self.o_flip = 0
+        self.o_loc = self.o_known = self.o_cloc = self.o_cknown = self.ncards = self.ncon = 0
+        self.l_std = self.l_limbo = self.cl_deck = self.cl_limbo = self.s_limbo_src = self.deck_std = 0
         self._w = _dbl_array(4 * MAX_FEATURES)  # leaf weights (a, b), then the greedy rollouts' (a, b)
         self._f = _dbl_array(MAX_FEATURES)
         self.w = self._w
@@ -214,6 +226,7 @@ class Search:
         self.fixed = 0  # 1: perfect-information UCT on the root state itself (determinized baseline)
         self.eps = 0.1  # rollout="greedy": the chance of a random decision instead of the greedy one
         self.macro = 0  # 1: decisions within a turn below the root are the mover's greedy choices
+        self.observe = 0  # 1: below the root, children are keyed by what the observer has seen too
         self.scratch: Any = None
 
     def rand(self) -> int:
@@ -242,21 +255,22 @@ class Search:
             self.path = new
             self.pathcap = len(new)
 
-    def step(self, node: int, codes: list[int], player: int) -> int:
-        """One selection or expansion step at `node` for the legal `codes` of this determinization.
+    def step(self, node: int, codes: list[int], player: int, key: int = 0) -> int:
+        """One selection or expansion step at `node` for the legal `codes` of this determinization,
+        after observation `key` (children added after another observation are not compatible).
 
-        Counts availability of every compatible child; if some legal decision has no child yet,
-        adds one for a random such decision (`self.expanded` = 1) and returns it; otherwise returns
-        the compatible child of highest UCB (ties: the oldest).
+        Counts availability of every compatible child; if some legal decision has no compatible
+        child yet, adds one for a random such decision (`self.expanded` = 1) and returns it;
+        otherwise returns the compatible child of highest UCB (ties: the oldest).
         """
         n = len(codes)
         i = 0
         self._ensure_legal_cap(n)
         for i in range(n):
             self.legbuf[i] = codes[i]
-        return self._step_buf(node, n, player)
+        return self._step_buf(node, n, player, key)
 
-    def _step_buf(self, node: int, n: int, player: int) -> int:
+    def _step_buf(self, node: int, n: int, player: int, key: int) -> int:
         """`step` on the first `n` codes of `self.legbuf`."""
         i = 0
         k = 0
@@ -271,6 +285,9 @@ class Search:
             self.found[i] = 0
         ch = tr.first_child[node]
         while ch != -1:
+            if tr.obs[ch] != key:
+                ch = tr.next_sibling[ch]
+                continue
             mv = tr.move[ch]
             for i in range(n):
                 if self.legbuf[i] == mv:
@@ -291,7 +308,7 @@ class Search:
             for i in range(n):
                 if self.found[i] == 0:
                     if k == 0:
-                        ch = tr.new_node(node, self.legbuf[i], player)
+                        ch = tr.new_node(node, self.legbuf[i], player, key)
                         tr.avail[ch] = 1
                         self.expanded = 1
                         return ch
@@ -389,6 +406,18 @@ class Search:
         self.o_car = lay["O_CAR"]
         self.o_nxt = lay["O_NXT"]
         self.o_flip = lay["O_FLIP"]
+        self.o_loc = lay["O_LOC"]
+        self.o_known = lay["O_KNOWN"]
+        self.o_cloc = lay["O_CLOC"]
+        self.o_cknown = lay["O_CKNOWN"]
+        self.ncards = lay["O_NXT"] - lay["O_LOC"]
+        self.ncon = lay["O_CKNOWN"] - lay["O_CLOC"]
+        self.l_std = lay["L_STD"]
+        self.l_limbo = lay["L_LIMBO"]
+        self.cl_deck = lay["CL_DECK"]
+        self.cl_limbo = lay["CL_LIMBO"]
+        self.s_limbo_src = lay["S_LIMBO_SRC"]
+        self.deck_std = core_py.DECK_STANDARD
 
     def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
         """The evaluation's weights: `a` then `b`, one of each per feature (see `features`); the value
@@ -577,6 +606,30 @@ class Search:
                     progress(done)
         return False
 
+    def observation(self, d: Any, observer: int) -> int:
+        """A key (1 .. 2**30) of what `observer` can see of where the cards and contracts of
+        engine state `d` are: a card in the Standard deck, or drawn from another deck and not seen
+        by the observer, counts as hidden (cards drawn from the Standard deck are shown to all).
+        Determinizations of one information set that the same decisions led apart (different
+        cards drawn or revealed) get different keys, with a 64-bit hash."""
+        i = 0
+        v = 0
+        h = 0x84222325
+        self._load_layout()
+        secret = d.d[self.s_limbo_src] != self.deck_std  # drawn cards only their drawer sees
+        for i in range(self.ncards):
+            v = d.d[self.o_loc + i]
+            if v == self.l_std or (v == self.l_limbo and secret
+                                   and not ((d.d[self.o_known + i] >> observer) & 1)):
+                v = 255
+            h = ((h ^ v) * 0x100000001B3) & MASK64
+        for i in range(self.ncon):
+            v = d.d[self.o_cloc + i]
+            if v == self.cl_deck or (v == self.cl_limbo and not ((d.d[self.o_cknown + i] >> observer) & 1)):
+                v = 255
+            h = ((h ^ (v + 256)) * 0x100000001B3) & MASK64
+        return (h >> 34) + 1
+
     def _push_path(self, plen: int, node: int) -> int:
         """Append `node` to the descent path (growing it when full); the new length."""
         if plen >= self.pathcap:
@@ -593,6 +646,7 @@ class Search:
         plen = 0
         n = 0
         i = 0
+        key = 0
         self.next_poll = time.perf_counter() + 0.05
         tr = self.tree
         np_ = root.d[self.s_players]
@@ -617,7 +671,10 @@ class Search:
                     self._ensure_legal_cap(n)
                 for i in range(n):
                     self.legbuf[i] = d.legal_buf[i]
-                node = self._step_buf(node, n, d.current_player())
+                key = 0
+                if self.observe and plen > 1 and (self.observe == 1 or d.current_player() == observer):
+                    key = self.observation(d, observer)
+                node = self._step_buf(node, n, d.current_player(), key)
                 plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])
                 if self.expanded:
@@ -657,7 +714,7 @@ class Search:
             self.path[0] = 0
             plen = 1
             while not d.is_terminal():
-                node = self.step(node, d.legal_codes(), d.current_player())
+                node = self.step(node, d.legal_codes(), d.current_player(), 0)
                 plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])
                 if self.expanded:

@@ -51,6 +51,10 @@ class ISMCTSConfig:
     eps: float = 0.1              # rollout="greedy": chance of a random decision instead of the greedy one
     macro: int = 0                # 1: below the root, decisions within a turn are the mover's greedy
                                   # choices (the tree branches on turns: which card, which action)
+    observe: int = 0              # 1: below the root, a node's children are also keyed by what the
+                                  # searching player has seen there (cards drawn, contracts revealed),
+                                  # so the tree's nodes are its information sets; 2: only before its
+                                  # own decisions (Kashgar states only; measured weaker, BENCHMARKS.md)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -88,6 +92,9 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
                    iterations + 16 if iterations > 0 else 4096)
     s.eps = cfg.eps
     s.macro = cfg.macro
+    if cfg.observe not in (0, 1, 2):
+        raise ValueError(f"observe must be 0, 1 or 2, got {cfg.observe!r}")
+    s.observe = cfg.observe
     return s
 
 

@@ -16,7 +16,7 @@ cdef class Tree:
     cdef public int size
     cdef public int cap
     cdef public object _a_move, _a_player, _a_parent, _a_first_child, _a_next_sibling
-    cdef public object _a_visits, _a_avail, _a_reward, _a_vpsum
+    cdef public object _a_visits, _a_avail, _a_obs, _a_reward, _a_vpsum
     cdef public int[::1] move
     cdef public int[::1] player
     cdef public int[::1] parent
@@ -24,11 +24,12 @@ cdef class Tree:
     cdef public int[::1] next_sibling
     cdef public int[::1] visits
     cdef public int[::1] avail
+    cdef public int[::1] obs
     cdef public double[::1] reward
     cdef public double[::1] vpsum
 
     @cython.locals(k=int)
-    cpdef int new_node(self, int parent, int move, int player)
+    cpdef int new_node(self, int parent, int move, int player, int obs=*)
 
     @cython.locals(ch=int)
     cpdef int child(self, int node, int move)
@@ -49,6 +50,9 @@ cdef class Search:
     cdef public int fixed
     cdef public double eps
     cdef public int macro
+    cdef public int observe
+    cdef public int o_loc, o_known, o_cloc, o_cknown, ncards, ncon, l_std, l_limbo, cl_deck, cl_limbo
+    cdef public int s_limbo_src, deck_std
     cdef public object scratch
     cdef public unsigned long long rs
     cdef public Tree tree
@@ -73,10 +77,10 @@ cdef class Search:
     cdef public double[::1] f
 
     @cython.locals(n=int, i=int)
-    cpdef int step(self, int node, object codes, int player)
+    cpdef int step(self, int node, object codes, int player, int key=*)
 
     @cython.locals(i=int, k=int, ch=int, mv=int, nexp=int, best=int, val=double, bestval=double, tr=Tree)
-    cdef int _step_buf(self, int node, int n, int player)
+    cdef int _step_buf(self, int node, int n, int player, int key)
 
     cpdef _ensure_legal_cap(self, int n)
     cpdef _ensure_path_cap(self, int n)
@@ -115,6 +119,9 @@ cdef class Search:
     cdef bint _budget_spent(self, long done, long iterations, double deadline, object should_stop,
                             object progress)
 
+    @cython.locals(i=int, v=int, h=cython.ulonglong, secret=bint)
+    cpdef int observation(self, CState d, int observer)
+
     cdef int _push_path(self, int plen, int node)
 
     @cython.locals(n=int)
@@ -126,7 +133,8 @@ cdef class Search:
     @cython.locals(i=int, best=int, ties=int, v=double, bestv=double, me=int, t=double, sc=CState)
     cdef int _greedy_choice(self, CState d, int n)
 
-    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, turn=int, tr=Tree, np_=int, d=CState)
+    @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, key=int, turn=int, tr=Tree, np_=int,
+                   d=CState)
     cdef long _run_engine(self, CState root, int observer, long iterations, double deadline,
                           object should_stop, object progress)
 

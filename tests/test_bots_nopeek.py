@@ -36,13 +36,14 @@ def _reshuffled(doc: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("players", [2, 3])
-def test_same_answer_whatever_the_hidden_order(engine: Any, players: int) -> None:
+@pytest.mark.parametrize("settings", [{}, {"macro": 1, "rollout": "turn", "observe": 1}])
+def test_same_answer_whatever_the_hidden_order(engine: Any, players: int, settings: dict[str, Any]) -> None:
     doc = _midgame_doc(engine, players, 5 + players, 24)
     other = _reshuffled(doc, 1)
     answers = []
     for d in (doc, other):
         g = engine.from_json(d)
-        an = ISMCTSBot(iterations=150).analyse(g, seed=9)
+        an = ISMCTSBot(iterations=150, **settings).analyse(g, seed=9)
         answers.append((an.code, [(a.code, a.visits, round(a.mean_reward, 9)) for a in an.alternatives]))
     assert answers[0] == answers[1]
 

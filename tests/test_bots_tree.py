@@ -133,3 +133,24 @@ def test_both_builds_agree_on_the_toy_game() -> None:
         s.run(ToyState(3, seed=4), 0, 300, 0.0, VPEvaluator())
         stats.append(s.root_stats())
     assert all(x == stats[0] for x in stats)
+
+
+def test_children_after_another_observation_are_not_compatible(search_mod: ModuleType) -> None:
+    s = search_mod.Search(c=0.0, seed=1)
+    tr = s.tree
+    tr.visits[0] = 20
+    seen_a = tr.new_node(0, 10, 0, 7)  # decision 10 after observation 7
+    seen_b = tr.new_node(0, 10, 0, 8)  # the same decision after observation 8
+    for k, r in ((seen_a, 1.0), (seen_b, 9.0)):
+        tr.visits[k] = 10
+        tr.avail[k] = 10
+        tr.reward[k] = r
+    assert tr.obs[seen_a] == 7 and tr.obs[seen_b] == 8
+    # after observation 7 only the first is compatible, though the other has the higher mean
+    assert s.step(0, [10], 0, 7) == seen_a
+    assert s.expanded == 0
+    assert tr.avail[seen_a] == 11 and tr.avail[seen_b] == 10
+    # after an observation never seen here, decision 10 gets a new child keyed by it
+    k = s.step(0, [10], 0, 9)
+    assert s.expanded == 1
+    assert k not in (seen_a, seen_b) and tr.move[k] == 10 and tr.obs[k] == 9 and tr.avail[k] == 1
