@@ -149,7 +149,8 @@ STD_CAP = 128
 SPC_CAP = 16
 CON_CAP = 64
 DISC_CAP = 128
-LIMBO_CAP = 8
+# drawn cards: a Geldeintreiber parting draws one Special per fulfilled contract, up to the whole Special deck
+LIMBO_CAP = 16
 LEGAL_CAP = 256
 
 # ---- the layout of State.d ------------------------------------------------------------
@@ -1212,6 +1213,8 @@ class State:
                 self.d[S_LIMBO_SRC] = a
                 self.d[S_LIMBO_FRONT] = c
                 for _i in range(k):
+                    if self.d[S_LIMBO_N] >= LIMBO_CAP:
+                        break
                     card = self._draw_standard() if a == DECK_STANDARD else self._draw_special()
                     if card < 0:
                         break
@@ -1231,6 +1234,8 @@ class State:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = DECK_CONTRACT
                 for _i in range(a):
+                    if self.d[S_LIMBO_N] >= LIMBO_CAP:
+                        break
                     card = self._draw_contract()
                     if card < 0:
                         break

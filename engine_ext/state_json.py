@@ -503,8 +503,11 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
     d[L.S_LIMBO_SRC] = src
     d[L.S_LIMBO_FRONT] = 1 if pend.get("to_front") else 0
     hidden = 0
+    n_drawn = int(drawn.get("count", 0)) if isinstance(drawn, dict) else len(drawn) if isinstance(drawn, list) else 0
+    if n_drawn > L.LIMBO_CAP:
+        raise StateError("/pending/drawn", f"at most {L.LIMBO_CAP} drawn cards")
     if isinstance(drawn, dict):
-        hidden = int(drawn.get("count", 0))
+        hidden = n_drawn
         d[L.S_LIMBO_N] = hidden
     elif isinstance(drawn, list):
         for i, x in enumerate(drawn):
@@ -519,8 +522,6 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
                 d[L.O_LOC + card] = L.L_LIMBO
                 d[L.O_KNOWN + card] = 1 << tp
         d[L.S_LIMBO_N] = len(drawn)
-    if d[L.S_LIMBO_N] > L.LIMBO_CAP:
-        raise StateError("/pending/drawn", f"at most {L.LIMBO_CAP} drawn cards")
     return hidden
 
 

@@ -20,6 +20,9 @@ from builders import (
     solo,
 )
 
+from engine_ext import StateError
+from tests.engine_helpers import contract_numbers
+
 
 def _discard(g: Any) -> Counter[str]:
     return Counter(g.to_json()["discard"])
@@ -198,6 +201,34 @@ def test_geldeintreiber_part_draws_n_special(engine: Any) -> None:
     assert special[0] == "gildenherr"
     assert special[-1] == "hufschmied"
     assert_turn_over(g, 1)
+
+
+def test_geldeintreiber_part_can_draw_more_than_eight(engine: Any) -> None:
+    """N = 9 fulfilled contracts: 9 Special cards drawn at once, every one can be kept, and nothing
+    else moves. (The engine's buffer of drawn cards held 8; the ninth card overwrote where
+    contract 1 lay, and contract 1 vanished from the game. Found by the engine property test.)"""
+    done = [1, 2, 3, 4, 5, 6, 9, 10, 11]
+    g = engine.from_json(solo("geldeintreiber", rest=("korbmacher",), contracts=[done]))
+    special = deck(g.to_json(), "special")
+    assert len(special) >= 10
+    play(g, "c0:part")
+    doc = g.to_json()
+    assert doc["pending"]["drawn"] == special[:9]
+    assert sorted(doc["seats"][0]["contracts"]) == done
+    assert sorted(contract_numbers(doc)) == list(range(1, 41))
+    assert engine.from_json(doc).to_json() == doc  # the state with 9 drawn cards round-trips
+    assert options(g, "keep ") == {f"keep {c}" for c in special[:9]}
+    play(g, f"keep {special[8]}")
+    assert caravans(g, 0)[0] == ["korbmacher", special[8]]
+    after = g.to_json()
+    assert len(deck(after, "special")) == len(special) - 1
+    assert sorted(after["seats"][0]["contracts"]) == done
+    assert sorted(contract_numbers(after)) == list(range(1, 41))
+    # more drawn cards than the Special deck can ever hold: a clear error naming where
+    doc["pending"]["drawn"] = {"count": 17}
+    with pytest.raises(StateError) as info:
+        engine.from_json(doc)
+    assert info.value.pointer.startswith("/pending")
 
 
 def test_geldeintreiber_part_without_contracts_draws_nothing(engine: Any) -> None:
