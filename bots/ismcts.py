@@ -33,7 +33,8 @@ the observer has seen at that point (`Search.observation`: where every card and 
 as the observer can tell), so that each node is one of the observer's information sets: worlds in
 which the same decisions drew or revealed different cards go on in different subtrees (1: before
 every decision; 2: before the observer's own). Off by default: in Kashgar, where what is drawn is
-seen at once, the split trees measured weaker than the merged one (BENCHMARKS.md).
+seen at once, the split tree played level with the merged one at about half its speed
+(BENCHMARKS.md).
 5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
    (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
    view of the player who decides between it and its siblings; this is what makes the one tree

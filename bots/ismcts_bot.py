@@ -54,7 +54,8 @@ class ISMCTSConfig:
     observe: int = 0              # 1: below the root, a node's children are also keyed by what the
                                   # searching player has seen there (cards drawn, contracts revealed),
                                   # so the tree's nodes are its information sets; 2: only before its
-                                  # own decisions (Kashgar states only; measured weaker, BENCHMARKS.md)
+                                  # own decisions (Kashgar states only; measured level with 0 and
+                                  # slower, BENCHMARKS.md)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
