@@ -441,6 +441,21 @@ def _res_index(v: Any, pointer: str) -> int:
     return RES_INDEX[v]
 
 
+def _card_at(d: list[int], data: CardData, car: int, pos: int, slug: str, pointer: str) -> int:
+    """The card at `pos` of caravan `car` (0 = front), which must be a `slug`."""
+    card = d[L.O_CAR + car * 3]
+    for _ in range(pos):
+        card = d[L.O_NXT + card] if card >= 0 else -1
+    if card < 0 or pos >= d[L.O_CAR + car * 3 + 2]:
+        raise StateError(pointer, "no card at that position of the caravan")
+    actual = data.kinds[data.card_kind[card]].slug
+    if d[L.O_FLIP + card]:
+        actual = "matriarch"
+    if actual != slug:
+        raise StateError(pointer, f"the card there is {actual}, not {slug}")
+    return card
+
+
 def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int) -> int:
     """The registers of a step waiting for a decision. Returns how many drawn cards the
     document leaves unnamed (a view of another player's secret draw)."""
@@ -471,22 +486,20 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
     if not 0 <= step < data.tables["a_len"][act]:
         raise StateError("/pending/step", f"{kind.slug}'s action has no step {step}")
     d[L.S_PC] = step
-    # which card is acting: in its caravan at `position`, or removed (parting)
-    pos = pend.get("position")
-    if slot == 2 or pos is None:
+    # which card is acting: in its caravan at `position`, in another caravan its own action moved
+    # it to (`moved_to`), or removed (parting)
+    pos: Any = pend.get("position")
+    moved: Any = pend.get("moved_to")
+    if slot == 2 or (pos is None and moved is None):
         card, _ = b.card(kind.slug, "/pending/card", PERSON_DECKS)
         d[L.O_LOC + card] = L.L_BOX
+    elif pos is None:
+        q = moved["seat"]
+        if not 0 <= q < n or not 0 <= moved["caravan"] < d[L.O_NCAR + q]:
+            raise StateError("/pending/moved_to", f"player {q} has no caravan {moved['caravan']}")
+        card = _card_at(d, data, q * 4 + moved["caravan"], moved["position"], kind.slug, "/pending/moved_to")
     else:
-        card = d[L.O_CAR + car * 3]
-        for _ in range(pos):
-            card = d[L.O_NXT + card] if card >= 0 else -1
-        if card < 0 or pos >= d[L.O_CAR + car * 3 + 2]:
-            raise StateError("/pending/position", "no card at that position of the caravan")
-        actual = data.kinds[data.card_kind[card]].slug
-        if d[L.O_FLIP + card]:
-            actual = "matriarch"
-        if actual != kind.slug:
-            raise StateError("/pending/position", f"the card there is {actual}, not {kind.slug}")
+        card = _card_at(d, data, car, pos, kind.slug, "/pending/position")
     d[L.S_CARD] = card
     regs = pend.get("registers", {})
     d[L.S_REG] = regs.get("reg", -1)
@@ -562,8 +575,9 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
         kind = data.card_kind[card]
         if data.kinds[kind].deck == "additional" and d[L.O_LOC + card] != L.L_UNUSED:
             in_game[kind] = in_game.get(kind, 0) + 1
+    # the acting card is named by `pending`, also when it is out of play (parting)
     removed = sorted(_slug(d, c, data) for c in range(len(data.card_kind)) if d[L.O_LOC + c] == L.L_BOX
-                     and not (d[L.S_PHASE] == L.PH_EFFECT and d[L.S_SLOT] == 2 and c == d[L.S_CARD]))
+                     and not (d[L.S_PHASE] == L.PH_EFFECT and c == d[L.S_CARD]))
     doc: dict[str, Any] = {
         "schema": SCHEMA_ID,
         "players": n,
@@ -615,18 +629,30 @@ def action_owner(data: CardData, act: int) -> str:
     return data.kinds[kact.index(act) // 3].slug
 
 
+def _position_in(d: list[int], car: int, card: int) -> int | None:
+    """Where `card` is in caravan `car` (0 = front), or None."""
+    c = d[L.O_CAR + car * 3]
+    for i in range(d[L.O_CAR + car * 3 + 2]):
+        if c == card:
+            return i
+        c = d[L.O_NXT + c]
+    return None
+
+
 def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[str, Any]:
     tp = d[L.S_TURNPL]
     car = d[L.S_CAR]
     card = d[L.S_CARD]
     pos: int | None = None
+    moved: dict[str, int] | None = None
     if d[L.S_SLOT] != 2:
-        c = d[L.O_CAR + car * 3]
-        for i in range(d[L.O_CAR + car * 3 + 2]):
-            if c == card:
-                pos = i
-                break
-            c = d[L.O_NXT + c]
+        pos = _position_in(d, car, card)
+        if pos is None and d[L.O_LOC + card] < L.L_STD:  # in another caravan (locations below the
+            # decks are caravans): its own action moved it there (a Hirte's routing)
+            other = d[L.O_LOC + card]
+            at = _position_in(d, other, card)
+            if at is not None:
+                moved = {"seat": other // 4, "caravan": other % 4, "position": at}
     kind = action_owner(data, d[L.S_ACT])
     src = d[L.S_LIMBO_SRC]
     limbo = [d[L.O_LIMBO + i] for i in range(d[L.S_LIMBO_N])]
@@ -637,7 +663,7 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
         drawn = [_slug(d, x, data) for x in limbo]
     if observer is not None and observer != tp and src != L.DECK_STANDARD and limbo:
         drawn = {"count": len(limbo)}
-    return {
+    out: dict[str, Any] = {
         "wait": WAIT_NAMES.get(d[L.S_PEND], "none"),
         "decider": d[L.S_DECIDER],
         "card": kind,
@@ -652,3 +678,6 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
         "registers": {"reg": d[L.S_REG], "reg2": d[L.S_REG2], "n": d[L.S_N], "last": d[L.S_LAST],
                       "flags": d[L.S_FLAGS], "hirte_next": d[L.S_HIRTE_P], "hirte_left": d[L.S_HIRTE_LEFT]},
     }
+    if moved is not None:
+        out["moved_to"] = moved
+    return out

@@ -18,6 +18,8 @@ from builders import (
     solo,
 )
 
+from engine_ext import StateError
+
 
 def _res3(g: Any) -> list[dict[str, int]]:
     return [res(g, p) for p in range(3)]
@@ -260,6 +262,34 @@ def test_hirte_a_every_player_routes_front_cards(engine: Any) -> None:
     assert caravans(g, 1) == [["korbmacher", "patriarch"], ["marktfrau", "patriarch"],
                               ["pflanzerin", "patriarch"]]
     assert_turn_over(g, 1)
+
+
+def test_hirte_that_routes_itself_is_found_again_after_a_json_round_trip(engine: Any) -> None:
+    """Alone in its caravan, the Hirte is that caravan's front card, so its own routing moves it to
+    another caravan while the other player still has to route. The document says where it went
+    (`pending.moved_to`); before, a round trip took it for a removed card and found one Hirte too
+    many (found by random play: seed 111499, 3 players)."""
+    g = engine.from_json(solo("hirte", rest=(), others=(("hoeker", "zuechter"), ("schmied", "adelige")),
+                              variant="all"))
+    play(g, "c0:a", "route 1 2 0")
+    assert caravans(g, 0) == [["schmied"], ["zuechter", "hirte"], ["adelige", "hoeker"]]
+    assert current_player(g) == 1
+    doc = g.to_json()
+    assert doc["pending"]["card"] == "hirte" and doc["pending"]["caravan"] == 0
+    assert doc["pending"]["position"] is None
+    assert doc["pending"]["moved_to"] == {"seat": 0, "caravan": 1, "position": 1}
+    assert "hirte" not in doc["removed"]
+    g2 = engine.from_json(doc)
+    assert g2.to_json() == doc
+    for game in (g, g2):
+        play(game, "route 2 0 1")
+        assert_turn_over(game, 1)
+    assert g2.to_json() == g.to_json()
+    # a moved_to that names a card of another kind is rejected, naming the field
+    doc["pending"]["moved_to"]["position"] = 0
+    with pytest.raises(StateError) as info:
+        engine.from_json(doc)
+    assert info.value.pointer == "/pending/moved_to"
 
 
 def test_hirte_a_two_caravans_swap_and_order_of_players(engine: Any) -> None:
