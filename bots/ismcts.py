@@ -21,6 +21,10 @@ at the root). Every iteration:
    rest of the current turn played epsilon-greedily (`rollout="turn"`: the leaf is valued at a
    turn's end, never halfway through one), and then the heuristic evaluator; the result is a
    reward vector with one entry per seat (`bots.evaluate`).
+5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
+   (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
+   view of the player who decides between it and its siblings; this is what makes the one tree
+   right for 2, 3 and 4 players.
 
 With `macro` set, the tree branches only on what starts a turn (which card, which of its actions)
 and on every decision at the root: below the root, the decisions within a turn (a resource to
@@ -35,15 +39,11 @@ which the same decisions drew or revealed different cards go on in different sub
 every decision; 2: before the observer's own). Off by default: in Kashgar, where what is drawn is
 seen at once, the split tree played level with the merged one at about half its speed
 (BENCHMARKS.md).
-5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
-   (the player to move at its parent) -- so `mean_reward` of a node is always from the point of
-   view of the player who decides between it and its siblings; this is what makes the one tree
-   right for 2, 3 and 4 players.
 
 The tree lives in flat typed arrays (one index per node: decision code, chooser, parent, first
-child, next sibling, visits, availability, reward sum, VP sum). This same file compiles as
-`bots.ismcts_c` (see `ismcts_c.pxd`), where the arrays are C memoryviews and the loop runs
-without per-node Python objects. The budget (iterations and/or a wall-clock deadline) is checked
+child, next sibling, visits, availability, observation key, reward sum, VP sum). This same file
+compiles as `bots.ismcts_c` (see `ismcts_c.pxd`), where the arrays are C memoryviews and the loop
+runs without per-node Python objects. The budget (iterations and/or a wall-clock deadline) is checked
 inside the loop, every iteration, so compiled code stops on time without signals.
 """
 
