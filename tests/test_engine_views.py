@@ -3,6 +3,8 @@ plays from a view with the decks left out."""
 
 from __future__ import annotations
 
+import pytest
+
 from engine_ext import Engine
 from tests.engine_helpers import random_walk
 
@@ -76,3 +78,12 @@ def test_playout_limit_stops(engine: Engine) -> None:
     assert not g.is_terminal
     rest = g.state.playout_limit(6, 100000)
     assert g.is_terminal and rest > 0
+
+
+def test_a_view_for_no_seat_is_a_clear_error(engine: Engine) -> None:
+    """A finished game's current player is -1; asking for that view names the problem."""
+    g = random_walk(engine, 2, 5, 3)
+    for bad in (-1, 2):
+        with pytest.raises(ValueError, match="observer must be a seat from 0 to 1"):
+            g.to_json(observer=bad)
+    assert g.to_json(observer=1)["observer"] == 1
