@@ -215,7 +215,8 @@ class Search:
         self.o_res = self.o_disp = self.s_disp_n = self.s_players = self.s_turn = self.s_phase = 0
         self.o_ncar = self.o_car = self.o_nxt = self.o_flip = 0
         self.o_loc = self.o_known = self.o_cloc = self.o_cknown = self.ncards = self.ncon = 0
-        self.l_std = self.l_limbo = self.cl_deck = self.cl_limbo = self.s_limbo_src = self.deck_std = 0
+        self.l_std = self.l_spc = self.l_limbo = self.cl_deck = self.cl_limbo = self.s_limbo_src = self.deck_std = 0
+        self.s_limbo_n = self.s_pend = self.s_decider = self.o_limbo = self.deck_con = 0
         self._w = _dbl_array(4 * MAX_FEATURES)  # leaf weights (a, b), then the greedy rollouts' (a, b)
         self._f = _dbl_array(MAX_FEATURES)
         self.w = self._w
@@ -415,9 +416,15 @@ class Search:
         self.ncon = lay["O_CKNOWN"] - lay["O_CLOC"]
         self.l_std = lay["L_STD"]
         self.l_limbo = lay["L_LIMBO"]
+        self.l_spc = lay["L_SPC"]
         self.cl_deck = lay["CL_DECK"]
         self.cl_limbo = lay["CL_LIMBO"]
         self.s_limbo_src = lay["S_LIMBO_SRC"]
+        self.s_limbo_n = lay["S_LIMBO_N"]
+        self.o_limbo = lay["O_LIMBO"]
+        self.deck_con = core_py.DECK_CONTRACT
+        self.s_pend = lay["S_PEND"]
+        self.s_decider = lay["S_DECIDER"]
         self.deck_std = core_py.DECK_STANDARD
 
     def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
@@ -609,24 +616,57 @@ class Search:
 
     def observation(self, d: Any, observer: int) -> int:
         """A key (1 .. 2**30) of what `observer` can see of where the cards and contracts of
-        engine state `d` are: a card in the Standard deck, or drawn from another deck and not seen
-        by the observer, counts as hidden (cards drawn from the Standard deck are shown to all).
-        Determinizations of one information set that the same decisions led apart (different
-        cards drawn or revealed) get different keys, with a 64-bit hash."""
+        engine state `d` are, and of who waits for which kind of decision. Hidden (one value for
+        all): every card in the Standard deck, and a card or contract in the Special or Contract
+        deck, or drawn from one of them, that the observer has not seen (cards drawn from the
+        Standard deck are shown to all). Determinizations of one information set get one key;
+        those that the same decisions led apart (different cards drawn or revealed) get
+        different keys, with a 64-bit hash."""
         i = 0
         v = 0
+        car = 0
+        card = 0
+        _k = 0
         h = 0x84222325
+        x = 0
+        sm = 0
+        R = d.R
         self._load_layout()
         secret = d.d[self.s_limbo_src] != self.deck_std  # drawn cards only their drawer sees
+        # who decides what (a step may wait for a decision in one world and not in another)
+        h = ((h ^ d.d[self.s_phase]) * 0x100000001B3) & MASK64
+        h = ((h ^ d.d[self.s_pend]) * 0x100000001B3) & MASK64
+        h = ((h ^ d.d[self.s_decider]) * 0x100000001B3) & MASK64
+        h = ((h ^ d.d[self.s_limbo_n]) * 0x100000001B3) & MASK64
+        # the caravans in order, by card kind (two copies of a kind look the same)
+        for car in range(4 * d.d[self.s_players]):
+            card = d.d[self.o_car + car * 3]
+            for _k in range(d.d[self.o_car + car * 3 + 2]):
+                h = ((h ^ (R.ckind[card] * 2 + d.d[self.o_flip + card] + 1)) * 0x100000001B3) & MASK64
+                card = d.d[self.o_nxt + card]
+            h = ((h ^ 0xFFFF) * 0x100000001B3) & MASK64
+        # the drawn cards in order, when the observer sees them
+        if d.d[self.s_limbo_src] != self.deck_con:
+            for i in range(d.d[self.s_limbo_n]):
+                card = d.d[self.o_limbo + i]
+                if not secret or ((d.d[self.o_known + card] >> observer) & 1):
+                    h = ((h ^ (R.ckind[card] + 1)) * 0x100000001B3) & MASK64
+        # every other card: how many of each kind are where (an order-free sum)
         for i in range(self.ncards):
             v = d.d[self.o_loc + i]
-            if v == self.l_std or (v == self.l_limbo and secret
+            if v < self.l_std or v == self.l_limbo and not secret:
+                continue
+            if v == self.l_std or ((v == self.l_spc or v == self.l_limbo)
                                    and not ((d.d[self.o_known + i] >> observer) & 1)):
                 v = 255
-            h = ((h ^ v) * 0x100000001B3) & MASK64
+            x = ((R.ckind[i] * 256 + v + 1) * 0x100000001B3) & MASK64
+            x ^= x >> 29
+            x = (x * 0x100000001B3) & MASK64
+            sm = (sm + (x ^ (x >> 32))) & MASK64
+        h = ((h ^ sm) * 0x100000001B3) & MASK64
         for i in range(self.ncon):
             v = d.d[self.o_cloc + i]
-            if v == self.cl_deck or (v == self.cl_limbo and not ((d.d[self.o_cknown + i] >> observer) & 1)):
+            if (v == self.cl_deck or v == self.cl_limbo) and not ((d.d[self.o_cknown + i] >> observer) & 1):
                 v = 255
             h = ((h ^ (v + 256)) * 0x100000001B3) & MASK64
         return (h >> 34) + 1

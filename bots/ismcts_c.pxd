@@ -52,7 +52,7 @@ cdef class Search:
     cdef public int macro
     cdef public int observe
     cdef public int o_loc, o_known, o_cloc, o_cknown, ncards, ncon, l_std, l_limbo, cl_deck, cl_limbo
-    cdef public int s_limbo_src, deck_std
+    cdef public int s_limbo_src, deck_std, l_spc, s_limbo_n, s_pend, s_decider, o_limbo, deck_con
     cdef public object scratch
     cdef public unsigned long long rs
     cdef public Tree tree
@@ -119,7 +119,8 @@ cdef class Search:
     cdef bint _budget_spent(self, long done, long iterations, double deadline, object should_stop,
                             object progress)
 
-    @cython.locals(i=int, v=int, h=cython.ulonglong, secret=bint)
+    @cython.locals(i=int, v=int, car=int, card=int, _k=int, h=cython.ulonglong, x=cython.ulonglong,
+                   sm=cython.ulonglong, secret=bint, R=CRules)
     cpdef int observation(self, CState d, int observer)
 
     cdef int _push_path(self, int plen, int node)

@@ -13,17 +13,11 @@ import pytest
 from bots import load_search
 from bots.ismcts_bot import ISMCTSBot
 from engine_ext.game import Game
+from tests.engine_helpers import random_walk
 
 
 def _random_state(engine: Any, seed: int, moves: int) -> Any:
-    st = engine.new_game(players=2, seed=seed).state
-    rng = random.Random(seed)
-    for _ in range(moves):
-        if st.is_terminal():
-            break
-        codes = st.legal_codes()
-        st.apply_unchecked(codes[rng.randrange(len(codes))])
-    return st
+    return random_walk(engine, 2, seed, moves).state
 
 
 def test_one_key_per_information_set_and_different_keys_for_different_draws(engine: Any) -> None:
