@@ -37,7 +37,7 @@ the observer has seen at that point (`Search.observation`: where every card and 
 as the observer can tell), so that each node is one of the observer's information sets: worlds in
 which the same decisions drew or revealed different cards go on in different subtrees (1: before
 every decision; 2: before the observer's own). Off by default: in Kashgar, where what is drawn is
-seen at once, the split tree played level with the merged one at about half its speed
+seen at once, the split tree played level with the merged one at about a third of its speed
 (BENCHMARKS.md).
 
 The tree lives in flat typed arrays (one index per node: decision code, chooser, parent, first
