@@ -75,6 +75,11 @@ def ucb_value(reward_sum: float, visits: int, avail: int, c: float) -> float:
     return mean + c * math.sqrt(math.log(avail) / visits)
 
 
+def fnv_mix(h: int, v: int) -> int:
+    """One step of the FNV-1a hash (64 bits): `h` with `v` mixed in."""
+    return ((h ^ v) * 0x100000001B3) & MASK64
+
+
 def softmax_into(vals: list, scale: float, out: Any, n: int) -> None:  # type: ignore[type-arg]
     """out[0:n] = softmax(scale * vals)."""
     m = -1e300
@@ -634,23 +639,23 @@ class Search:
         self._load_layout()
         secret = d.d[self.s_limbo_src] != self.deck_std  # drawn cards only their drawer sees
         # who decides what (a step may wait for a decision in one world and not in another)
-        h = ((h ^ d.d[self.s_phase]) * 0x100000001B3) & MASK64
-        h = ((h ^ d.d[self.s_pend]) * 0x100000001B3) & MASK64
-        h = ((h ^ d.d[self.s_decider]) * 0x100000001B3) & MASK64
-        h = ((h ^ d.d[self.s_limbo_n]) * 0x100000001B3) & MASK64
+        h = fnv_mix(h, d.d[self.s_phase])
+        h = fnv_mix(h, d.d[self.s_pend])
+        h = fnv_mix(h, d.d[self.s_decider])
+        h = fnv_mix(h, d.d[self.s_limbo_n])
         # the caravans in order, by card kind (two copies of a kind look the same)
         for car in range(4 * d.d[self.s_players]):
             card = d.d[self.o_car + car * 3]
             for _k in range(d.d[self.o_car + car * 3 + 2]):
-                h = ((h ^ (R.ckind[card] * 2 + d.d[self.o_flip + card] + 1)) * 0x100000001B3) & MASK64
+                h = fnv_mix(h, R.ckind[card] * 2 + d.d[self.o_flip + card] + 1)
                 card = d.d[self.o_nxt + card]
-            h = ((h ^ 0xFFFF) * 0x100000001B3) & MASK64
+            h = fnv_mix(h, 0xFFFF)
         # the drawn cards in order, when the observer sees them
         if d.d[self.s_limbo_src] != self.deck_con:
             for i in range(d.d[self.s_limbo_n]):
                 card = d.d[self.o_limbo + i]
                 if not secret or ((d.d[self.o_known + card] >> observer) & 1):
-                    h = ((h ^ (R.ckind[card] + 1)) * 0x100000001B3) & MASK64
+                    h = fnv_mix(h, R.ckind[card] + 1)
         # every other card: how many of each kind are where (an order-free sum)
         for i in range(self.ncards):
             v = d.d[self.o_loc + i]
@@ -659,16 +664,15 @@ class Search:
             if v == self.l_std or ((v == self.l_spc or v == self.l_limbo)
                                    and not ((d.d[self.o_known + i] >> observer) & 1)):
                 v = 255
-            x = ((R.ckind[i] * 256 + v + 1) * 0x100000001B3) & MASK64
-            x ^= x >> 29
-            x = (x * 0x100000001B3) & MASK64
+            x = fnv_mix(0, R.ckind[i] * 256 + v + 1)
+            x = fnv_mix(0, x ^ (x >> 29))
             sm = (sm + (x ^ (x >> 32))) & MASK64
-        h = ((h ^ sm) * 0x100000001B3) & MASK64
+        h = fnv_mix(h, sm)
         for i in range(self.ncon):
             v = d.d[self.o_cloc + i]
             if (v == self.cl_deck or v == self.cl_limbo) and not ((d.d[self.o_cknown + i] >> observer) & 1):
                 v = 255
-            h = ((h ^ (v + 256)) * 0x100000001B3) & MASK64
+            h = fnv_mix(h, v + 256)
         return (h >> 34) + 1
 
     def _push_path(self, plen: int, node: int) -> int:

@@ -8,6 +8,8 @@ cdef int FIXED_FEATURES, MAX_FEATURES
 @cython.locals(mean=double)
 cpdef double ucb_value(double reward_sum, int visits, int avail, double c)
 
+cpdef unsigned long long fnv_mix(unsigned long long h, unsigned long long v)
+
 @cython.locals(i=int, m=double, s=double)
 cpdef void softmax_into(object vals, double scale, double[::1] out, int n)
 

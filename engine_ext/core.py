@@ -1212,9 +1212,7 @@ class State:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = a
                 self.d[S_LIMBO_FRONT] = c
-                for _i in range(k):
-                    if self.d[S_LIMBO_N] >= LIMBO_CAP:
-                        break
+                for _i in range(min(k, LIMBO_CAP)):
                     card = self._draw_standard() if a == DECK_STANDARD else self._draw_special()
                     if card < 0:
                         break
@@ -1233,9 +1231,7 @@ class State:
             elif op == OP_CWHEAT or op == OP_CFREE:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = DECK_CONTRACT
-                for _i in range(a):
-                    if self.d[S_LIMBO_N] >= LIMBO_CAP:
-                        break
+                for _i in range(min(a, LIMBO_CAP)):
                     card = self._draw_contract()
                     if card < 0:
                         break
