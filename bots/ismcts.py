@@ -80,12 +80,6 @@ def fnv_mix(h: int, v: int) -> int:
     return ((h ^ v) * 0x100000001B3) & MASK64
 
 
-def pair_world_seed(seed: int, k: int) -> int:
-    """The seed of the k-th world of a paired search (`Search.paired`): 31 bits."""
-    x = fnv_mix(fnv_mix(0xCBF29CE484222325, seed), k)
-    return (x ^ (x >> 31)) & 0x7FFFFFFF
-
-
 def softmax_into(vals: list, scale: float, out: Any, n: int) -> None:  # type: ignore[type-arg]
     """out[0:n] = softmax(scale * vals)."""
     m = -1e300
@@ -240,10 +234,6 @@ class Search:
         self.eps = 0.1  # rollout="greedy": the chance of a random decision instead of the greedy one
         self.macro = 0  # 1: decisions within a turn below the root are the mover's greedy choices
         self.observe = 0  # 1: below the root, children are keyed by what the observer has seen too
-        self.paired = 0  # 1: the k-th visit of every root decision searches the same (k-th) world
-        self.pair_seed = 0
-        self._rootleg = _int_array(64)
-        self.rootleg = self._rootleg
         self.scratch: Any = None
 
     def rand(self) -> int:
@@ -708,36 +698,15 @@ class Search:
         self.nplayers = np_
         if (self.rollout >= 2 or self.macro) and self.scratch is None:
             self.scratch = root.clone()
-        nroot = 0
-        if self.paired and not self.fixed:
-            nroot = root.gen_legal()
-            if nroot > len(self._rootleg):
-                self._rootleg = _int_array(nroot)
-                self.rootleg = self._rootleg
-            for i in range(nroot):
-                self.rootleg[i] = root.legal_buf[i]
-            if nroot > self.legcap:
-                self._ensure_legal_cap(nroot)
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
+            if self.fixed:
+                d = root.clone()
+            else:
+                d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
             node = 0
             self.path[0] = 0
             plen = 1
-            if self.fixed:
-                d = root.clone()
-            elif nroot > 0:
-                # common random numbers: choose the root decision first (the root's legal decisions
-                # are the same in every world), then search its k-th visit in the k-th world
-                for i in range(nroot):
-                    self.legbuf[i] = self.rootleg[i]
-                node = self._step_buf(0, nroot, root.current_player(), 0)
-                d = root.determinize(observer, pair_world_seed(self.pair_seed, tr.visits[node]))
-                if self.paired == 2:
-                    self.rs = (pair_world_seed(self.pair_seed ^ 0x5BD1E995, tr.visits[node]) << 1) | 1
-                plen = self._push_path(plen, node)
-                d.apply_unchecked(tr.move[node])
-            else:
-                d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
-            while not d.is_terminal() and not (nroot > 0 and self.expanded):
+            while not d.is_terminal():
                 n = d.gen_legal()
                 if self.macro and plen > 1 and d.d[self.s_phase] == 1:
                     # within a turn, below the root: the mover's greedy choice, no tree node
@@ -781,36 +750,15 @@ class Search:
         self.next_poll = time.perf_counter() + 0.05
         tr = self.tree
         self.nplayers = root.players
-        nroot = 0
-        if self.paired and not self.fixed:
-            nroot = root.gen_legal()
-            if nroot > len(self._rootleg):
-                self._rootleg = _int_array(nroot)
-                self.rootleg = self._rootleg
-            for i in range(nroot):
-                self.rootleg[i] = root.legal_buf[i]
-            if nroot > self.legcap:
-                self._ensure_legal_cap(nroot)
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
+            if self.fixed:
+                d = root.clone()
+            else:
+                d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
             node = 0
             self.path[0] = 0
             plen = 1
-            if self.fixed:
-                d = root.clone()
-            elif nroot > 0:
-                # common random numbers: choose the root decision first (the root's legal decisions
-                # are the same in every world), then search its k-th visit in the k-th world
-                for i in range(nroot):
-                    self.legbuf[i] = self.rootleg[i]
-                node = self._step_buf(0, nroot, root.current_player(), 0)
-                d = root.determinize(observer, pair_world_seed(self.pair_seed, tr.visits[node]))
-                if self.paired == 2:
-                    self.rs = (pair_world_seed(self.pair_seed ^ 0x5BD1E995, tr.visits[node]) << 1) | 1
-                plen = self._push_path(plen, node)
-                d.apply_unchecked(tr.move[node])
-            else:
-                d = root.determinize(observer, self.rand() & 0x7FFFFFFF)
-            while not d.is_terminal() and not (nroot > 0 and self.expanded):
+            while not d.is_terminal():
                 node = self.step(node, d.legal_codes(), d.current_player(), 0)
                 plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])

@@ -56,9 +56,6 @@ class ISMCTSConfig:
                                   # so the tree's nodes are its information sets; 2: only before its
                                   # own decisions (Kashgar states only; measured level with 0 and
                                   # slower, BENCHMARKS.md)
-    paired: int = 0               # 1: common random numbers at the root: the k-th visit of every root
-                                  # decision searches the same (k-th) sampled world, so the decisions
-                                  # are compared on the same deals (2: the rollouts' random stream too)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -99,10 +96,6 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
     if cfg.observe not in (0, 1, 2):
         raise ValueError(f"observe must be 0, 1 or 2, got {cfg.observe!r}")
     s.observe = cfg.observe
-    if cfg.paired not in (0, 1, 2):
-        raise ValueError(f"paired must be 0, 1 or 2, got {cfg.paired!r}")
-    s.paired = cfg.paired
-    s.pair_seed = seed
     return s
 
 

@@ -10,9 +10,6 @@ cpdef double ucb_value(double reward_sum, int visits, int avail, double c)
 
 cpdef unsigned long long fnv_mix(unsigned long long h, unsigned long long v)
 
-@cython.locals(x=cython.ulonglong)
-cpdef int pair_world_seed(unsigned long long seed, int k)
-
 @cython.locals(i=int, m=double, s=double)
 cpdef void softmax_into(object vals, double scale, double[::1] out, int n)
 
@@ -56,10 +53,6 @@ cdef class Search:
     cdef public double eps
     cdef public int macro
     cdef public int observe
-    cdef public int paired
-    cdef public unsigned long long pair_seed
-    cdef public object _rootleg
-    cdef public int[::1] rootleg
     cdef public int o_loc, o_known, o_cloc, o_cknown, ncards, ncon, l_std, l_limbo, cl_deck, cl_limbo
     cdef public int s_limbo_src, deck_std, l_spc, s_limbo_n, s_pend, s_decider, o_limbo, deck_con
     cdef public object scratch
@@ -144,7 +137,7 @@ cdef class Search:
     cdef int _greedy_choice(self, CState d, int n)
 
     @cython.locals(done=long, node=int, plen=int, n=int, i=int, k=int, key=int, turn=int, tr=Tree, np_=int,
-                   d=CState, nroot=int)
+                   d=CState)
     cdef long _run_engine(self, CState root, int observer, long iterations, double deadline,
                           object should_stop, object progress)
 
