@@ -14,6 +14,7 @@ import sys
 SUBCOMMAND_MODULES = [
     "kashgar_cli.bench",
     "kashgar_cli.selfplay",
+    "kashgar_cli.fuzz",
     "kashgar_cli.arena",
     "kashgar_cli.tune",
     "kashgar_cli.fit_eval",

@@ -21,7 +21,7 @@ from builders import (
 )
 
 from engine_ext import StateError
-from tests.engine_helpers import contract_numbers
+from engine_ext.checks import contract_numbers
 
 
 def _discard(g: Any) -> Counter[str]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections import Counter
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -12,39 +10,14 @@ from hypothesis import strategies as st
 
 import engine_ext
 from engine_ext import Engine
-from tests.engine_helpers import DATA, contract_numbers, expected_vp, person_counts, random_walk
+from engine_ext.checks import problems
+from tests.engine_helpers import random_walk
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-def manifest(doc: dict[str, Any], aristokratin_dealt: bool) -> Counter[str]:
-    """What a game holds: every Standard and Special card, the variant's additional cards,
-    the dealt Start cards (3 per player) and 3 Patriarchs per player, plus the spare
-    Patriarch when the Aristokratin was dealt (without her it goes back to the box)."""
-    c: Counter[str] = Counter()
-    for k in DATA.kinds:
-        if k.deck in ("standard", "special"):
-            c[k.slug] = k.copies
-    c.update(doc["variant"]["additional"])
-    c["patriarch"] = 3 * doc["players"] + (1 if aristokratin_dealt else 0)
-    return c
-
-
 def check_invariants(g: engine_ext.Game) -> None:
-    doc = g.to_json()
-    counts = person_counts(doc)
-    starts = {k.slug for k in DATA.kinds if k.deck == "start"}
-    dealt = sum(v for k, v in counts.items() if k in starts)
-    assert dealt == 3 * doc["players"], "Start cards are neither created nor lost"
-    assert all(counts[k] <= 1 for k in starts)
-    assert Counter({k: v for k, v in counts.items() if k not in starts}) == manifest(doc, counts["aristokratin"] > 0), \
-        "every card is in exactly one place"
-    assert sorted(contract_numbers(doc)) == list(range(1, 41))
-    for p, seat in enumerate(doc["seats"]):
-        for r, v in seat["resources"].items():
-            assert 0 <= v <= (6 if r == "mules" else 9), (p, r, v)
-        assert g.vp(p) == expected_vp(doc, p)
-    assert len(doc["display"]) <= 4
+    assert problems(g) == []
 
 
 @SETTINGS

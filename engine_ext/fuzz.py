@@ -1,0 +1,150 @@
+"""Engine fuzzing: whole seeded games, every state checked as it is reached.
+
+Each game is set up from its seed alone (2 to 4 players, with or without the Cut-and-Thrust cards,
+and a policy: random decisions, or a one-ply player that takes the decision after which it has the
+most VP, with a random one now and then, so that games reach the late states random play rarely
+does). After every decision the state's JSON document must read back as itself; every
+`check_every` decisions the bookkeeping must hold (`engine_ext.checks`), the mover's view must read
+back as itself, and a determinization of that view must show the mover the same view and offer
+the same decisions. A failure keeps what it takes to replay it: the seed, the step, the document
+before the failing decision and that decision.
+
+`kashgar fuzz` runs many games in parallel processes (`kashgar_cli/fuzz.py`).
+"""
+
+from __future__ import annotations
+
+import random
+import traceback
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engine_ext.checks import problems
+from engine_ext.game import Engine
+
+POLICIES = ("random", "greedy")
+GREEDY_RANDOM = 0.2  # the greedy policy's chance of a random decision
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """What a fuzz game is, derived from its seed."""
+
+    seed: int
+    players: int
+    variant: str | None
+    policy: str
+
+    @classmethod
+    def from_seed(cls, seed: int) -> GameSetup:
+        rnd = random.Random(seed ^ 0x6B617368)
+        return cls(seed, 2 + seed % 3, "all" if rnd.random() < 0.5 else None, POLICIES[rnd.random() < 0.6])
+
+
+@dataclass
+class Failure:
+    """A broken check: where (setup, step: decisions applied so far) and what."""
+
+    setup: GameSetup
+    step: int
+    check: str
+    message: str
+    before: dict[str, Any] | None = None  # the state document before the failing decision
+    decision: str = ""                    # that decision, as text
+    trace: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        s = self.setup
+        return (f"seed {s.seed} ({s.players} players, variant {s.variant or 'none'}, {s.policy}), "
+                f"step {self.step}: {self.check}: {self.message}")
+
+
+@dataclass
+class GameResult:
+    """One fuzz game: how many decisions it played and what failed (None: nothing)."""
+
+    setup: GameSetup
+    decisions: int = 0
+    finished: bool = False
+    failure: Failure | None = None
+    checks: dict[str, int] = field(default_factory=dict)
+
+
+class CheckFailed(Exception):
+    def __init__(self, check: str, message: str) -> None:
+        super().__init__(f"{check}: {message}")
+        self.check = check
+        self.message = message
+
+
+def _choose(g: Any, rnd: random.Random, policy: str) -> int:
+    codes = g.legal_codes()
+    if policy == "greedy" and len(codes) > 1 and rnd.random() >= GREEDY_RANDOM:
+        me = g.current_player
+        best, best_v = codes[0], -1.0
+        for c in codes:
+            s = g.state.clone()
+            s.apply_unchecked(c)
+            v = s.vp(me) + rnd.random()  # ties at random
+            if v > best_v:
+                best, best_v = c, v
+        return int(best)
+    return int(rnd.choice(codes))
+
+
+def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str, int]) -> None:
+    doc = g.to_json()
+    back = engine.from_json(doc).to_json()
+    counts["round_trip"] = counts.get("round_trip", 0) + 1
+    if back != doc:
+        keys = sorted(k for k in set(doc) | set(back) if doc.get(k) != back.get(k))
+        raise CheckFailed("round_trip", f"the state document reads back differently at {keys}")
+    if not full:
+        return
+    counts["bookkeeping"] = counts.get("bookkeeping", 0) + 1
+    found = problems(g)
+    if found:
+        raise CheckFailed("bookkeeping", "; ".join(found))
+    if g.is_terminal:
+        return
+    me = g.current_player
+    view = g.view(me)
+    counts["view"] = counts.get("view", 0) + 1
+    if engine.from_json(view).view(me) != view:
+        raise CheckFailed("view", f"seat {me}'s view reads back differently")
+    det = g.determinize(me, step * 7919 + 1)
+    if det.view(me) != view:
+        raise CheckFailed("determinization", f"a determinization shows seat {me} another view")
+    if sorted(det.legal_codes()) != sorted(g.legal_codes()):
+        raise CheckFailed("determinization", f"a determinization offers seat {me} other decisions")
+
+
+def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions: int = 20000) -> GameResult:
+    """Play fuzz game `seed` on `engine`, checking as it goes (see the module)."""
+    setup = GameSetup.from_seed(seed)
+    res = GameResult(setup)
+    rnd = random.Random(seed)
+    g = engine.new_game(setup.players, seed=seed, variant=setup.variant)
+    before: dict[str, Any] | None = None
+    decision = ""
+    try:
+        _check_state(engine, g, 0, True, res.checks)
+        while not g.is_terminal and res.decisions < max_decisions:
+            code = _choose(g, rnd, setup.policy)
+            before = g.to_json()
+            decision = str(g.decision(code))
+            g.state.apply(code)
+            res.decisions += 1
+            _check_state(engine, g, res.decisions, res.decisions % check_every == 0 or g.is_terminal, res.checks)
+        res.finished = bool(g.is_terminal)
+        if not res.finished:
+            raise CheckFailed("length", f"no end after {max_decisions} decisions")
+    except CheckFailed as exc:
+        res.failure = Failure(setup, res.decisions, exc.check, exc.message, before, decision)
+    except Exception as exc:  # noqa: BLE001 - any crash of the engine is a finding
+        res.failure = Failure(setup, res.decisions, "crash", f"{type(exc).__name__}: {exc}", before, decision,
+                              traceback.format_exc(limit=6))
+    return res
