@@ -15,9 +15,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 Z95 = 1.959963984540054
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass
@@ -258,15 +260,21 @@ class Progress:
             sys.stderr.flush()
 
 
-def _results(tasks: list[Any], workers: int) -> Iterator[GameResult]:
+def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterator[R]:
+    """`fn` over `tasks` in `workers` processes, results as they come (in order, in this process,
+    when `workers` <= 1)."""
     if workers <= 1:
         for t in tasks:
-            yield play_game(t)
+            yield fn(t)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
     with ctx.Pool(workers) as pool:
-        yield from pool.imap_unordered(play_game, tasks)
+        yield from pool.imap_unordered(fn, tasks)
         pool.terminate()
+
+
+def _results(tasks: list[Any], workers: int) -> Iterator[GameResult]:
+    return imap_processes(play_game, tasks, workers)
 
 
 def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, workers: int = 1,

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
 from engine_ext.fuzz import GameResult
@@ -26,18 +24,8 @@ def _play(task: tuple[int, bool | None, int, int]) -> GameResult:
     return fuzz_game(engine_ext.get_engine(compiled), seed, check_every=every, max_decisions=cap)
 
 
-def _results(tasks: list[tuple[int, bool | None, int, int]], workers: int) -> Iterator[GameResult]:
-    if workers <= 1:
-        for t in tasks:
-            yield _play(t)
-        return
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    with ctx.Pool(workers) as pool:
-        yield from pool.imap_unordered(_play, tasks)
-
-
 def run(args: argparse.Namespace) -> int:
-    from bots.arena import Progress
+    from bots.arena import Progress, imap_processes
 
     if args.games < 1 or args.check_every < 1 or args.max_decisions < 1:
         print("kashgar fuzz: --games, --check-every and --max-decisions must be at least 1")
@@ -49,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     failures = []
     decisions = 0
     checks: dict[str, int] = {}
-    for done, res in enumerate(_results(tasks, max(1, args.workers)), start=1):
+    for done, res in enumerate(imap_processes(_play, tasks, max(1, args.workers)), start=1):
         decisions += res.decisions
         for k, v in res.checks.items():
             checks[k] = checks.get(k, 0) + v
