@@ -35,8 +35,6 @@ FIXED = (
     "caravan_cards",       # cards in its caravans
 )
 CARD_PREFIX = "card:"      # then one count per card kind in the seat's caravans: "card:<slug>"
-FRONT_PREFIX = "front:"    # then one count per card kind at the front of its caravans (what it can
-                           # play next turn): "front:<slug>"
 
 # The first heuristic (VP + 0.2 spice + 0.18 gold + 0.22 mules + 0.35 best contract) at its softmax
 # scale of 0.35, so that its values are in the same log-odds units as fitted weights.
@@ -52,7 +50,7 @@ HAND_WEIGHTS: dict[str, tuple[float, float]] = {
 
 def feature_names(kind_slugs: list[str]) -> list[str]:
     """Every feature's name for an engine whose card kinds are `kind_slugs` (in index order)."""
-    return list(FIXED) + [CARD_PREFIX + s for s in kind_slugs] + [FRONT_PREFIX + s for s in kind_slugs]
+    return list(FIXED) + [CARD_PREFIX + s for s in kind_slugs]
 
 
 def engine_kind_slugs() -> list[str]:

@@ -64,8 +64,7 @@ ROLL_GREEDY = 2
 ROLL_TURN = 3
 NO_NODE = -1  # (written as -1 in the code so that the compiled loop compares C ints)
 FIXED_FEATURES = 8  # features before the per-card-kind counts (bots.features.FEATURES)
-MAX_KINDS = 64  # the engine's card kinds at most
-MAX_FEATURES = FIXED_FEATURES + 2 * MAX_KINDS  # then the card kinds in the caravans, then at their fronts
+MAX_FEATURES = 72  # FIXED_FEATURES + the engine's 64 card kinds at most
 
 
 def ucb_value(reward_sum: float, visits: int, avail: int, c: float) -> float:
@@ -444,12 +443,7 @@ class Search:
         if len(weights) != 2 * n or n > MAX_FEATURES or len(rollout_weights) != 2 * n:
             raise ValueError(f"want 2 x (at most {MAX_FEATURES}) weights, got {len(weights)} and "
                              f"{len(rollout_weights)}")
-        # the value sums only up to the last feature with a weight (the front-card features come
-        # last and most weight files leave them at 0)
-        self.nfeat = 0
-        for i in range(n):
-            if weights[i] or weights[n + i] or rollout_weights[i] or rollout_weights[n + i]:
-                self.nfeat = i + 1
+        self.nfeat = n
         for i in range(n):
             self.w[i] = weights[i]
             self.w[MAX_FEATURES + i] = weights[n + i]
@@ -473,7 +467,7 @@ class Search:
         reach = 0.0
         x = 0.0
         R = d.R
-        for i in range(FIXED_FEATURES + 2 * R.nkinds):
+        for i in range(FIXED_FEATURES + R.nkinds):
             self.f[i] = 0.0
         self.f[0] = d.vp(p)
         for k in range(5):
@@ -516,8 +510,6 @@ class Search:
                 if c == R.k_patriarch and d.d[self.o_flip + card]:
                     c = R.k_matriarch
                 self.f[FIXED_FEATURES + c] += 1.0
-                if _k == 0:  # the front card: what this caravan offers next turn
-                    self.f[FIXED_FEATURES + R.nkinds + c] += 1.0
                 card = d.d[self.o_nxt + card]
 
     def progress(self, d: Any) -> float:
@@ -534,7 +526,7 @@ class Search:
         """Seat `p`'s features of state `d` (an engine state of this build), as a list."""
         self._load_layout()
         self._features(d, p)
-        return [self.f[i] for i in range(FIXED_FEATURES + 2 * d.R.nkinds)]
+        return [self.f[i] for i in range(FIXED_FEATURES + d.R.nkinds)]
 
     def heuristic(self, d: Any, p: int) -> float:
         """Seat `p`'s value: sum_i (a_i + b_i * t) * f_i over its features (`set_weights`)."""

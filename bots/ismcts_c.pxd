@@ -3,7 +3,7 @@ cimport cython
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef unsigned long long MASK64
-cdef int FIXED_FEATURES, MAX_FEATURES, MAX_KINDS
+cdef int FIXED_FEATURES, MAX_FEATURES
 
 @cython.locals(mean=double)
 cpdef double ucb_value(double reward_sum, int visits, int avail, double c)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bots.features import CARD_PREFIX, FIXED, FRONT_PREFIX, HAND_WEIGHTS, engine_kind_slugs, feature_names, load_weights
+from bots.features import CARD_PREFIX, FIXED, HAND_WEIGHTS, engine_kind_slugs, load_weights
 
 Weights = dict[str, tuple[float, float]]
 CARDS = "cards"  # the card-table multiplier's parameter name
@@ -42,22 +42,21 @@ def default_params() -> list[str]:
 
 
 def expand_params(params: Sequence[str], card_features: Sequence[str]) -> list[str]:
-    """`params` checked, with `card:*.a` / `card:*.b` (and `front:*.a` / `front:*.b`) expanded to
-    every feature of `card_features` with that prefix (one parameter per card kind: their values
-    tuned one by one instead of by the multiplier)."""
+    """`params` checked, with `card:*.a` / `card:*.b` expanded to every card of `card_features`
+    (one parameter per card: their values tuned one by one instead of by the multiplier)."""
     out: list[str] = []
-    kinds = set(card_features)
+    cards = {f for f in card_features if f.startswith(CARD_PREFIX)}
     for p in params:
         feature, _, part = p.rpartition(".")
         if p == CARDS:
             out.append(p)
-        elif feature in (CARD_PREFIX + "*", FRONT_PREFIX + "*") and part in ("a", "b"):
-            out += [f"{f}.{part}" for f in sorted(kinds) if f.startswith(feature[:-1])]
-        elif part in ("a", "b") and (feature in FIXED or feature in kinds):
+        elif feature == CARD_PREFIX + "*" and part in ("a", "b"):
+            out += [f"{f}.{part}" for f in sorted(cards)]
+        elif part in ("a", "b") and (feature in FIXED or feature in cards):
             out.append(p)
         else:
             raise ValueError(f"unknown parameter {p!r}: <feature>.a, <feature>.b (features: "
-                             f"{', '.join(FIXED)}, card:<kind>, card:*, front:<kind>, front:*) or {CARDS}")
+                             f"{', '.join(FIXED)}, card:<kind>, card:*) or {CARDS}")
     if CARDS in out and any(p.startswith(CARD_PREFIX) for p in out):
         raise ValueError(f"tune the card values either by {CARDS} or one by one, not both")
     return list(dict.fromkeys(out))
@@ -232,7 +231,7 @@ def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, 
         cards_from = start
     table: Weights = {k: v for k, v in (base if start_cards else load_weights(cards_from)).items()
                       if k.startswith(CARD_PREFIX)}
-    names = expand_params(params or default_params(), feature_names(engine_kind_slugs())[len(FIXED):])
+    names = expand_params(params or default_params(), [CARD_PREFIX + s for s in engine_kind_slugs()])
     theta0 = theta_of(base, names, start_cards)
     with PairPlayer(base, table, samples=samples, workers=workers, compiled=compiled) as player:
         res = spsa(theta0, player, cfg, log)

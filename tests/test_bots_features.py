@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 import engine_ext
-from engine_ext import Game
 from bots import load_search
 from bots.evaluate import FittedEvaluator, KashgarEvaluator, WeightedEvaluator
 from bots.features import (
@@ -68,12 +67,6 @@ def test_features_read_the_position(engine: object) -> None:
         assert f["best_contract"] <= f["contracts_in_reach"]
         assert f["caravans"] in (3, 4)
         assert sum(v for k, v in f.items() if k.startswith("card:")) == f["caravan_cards"]
-        # the front card of each caravan, by kind (a turned Patriarch counts as a Matriarch)
-        fronts: dict[str, int] = {}
-        for caravan in Game(engine, st).to_json()["seats"][p]["caravans"]:  # type: ignore[arg-type]
-            if caravan:
-                fronts[caravan[0]] = fronts.get(caravan[0], 0) + 1
-        assert {k[len("front:"):]: v for k, v in f.items() if k.startswith("front:") and v} == fronts
         assert f["caravan_cards"] >= f["caravans"] - 1  # a caravan may have been emptied, not many
 
 
@@ -167,17 +160,3 @@ def test_fit_eval_command_writes_a_usable_weights_file(tmp_path: Path) -> None:
     st = engine_ext.get_engine(None).new_game(players=2, seed=1).state
     assert len(ev.values(st)) == 2
     assert set(HAND_WEIGHTS) <= set(doc["weights"])
-
-
-def test_front_card_weights_count_in_the_value(engine: object) -> None:
-    # the value sums up to the last weighted feature: weights on the last features still count
-    st = _random_state(engine, 3, 9, 40)
-    core = load_search(type(st).__module__.endswith("_c")).Search()
-    slugs = engine_kind_slugs()
-    last = "front:" + slugs[-1]
-    ev = WeightedEvaluator({"front:patriarch": (1.0, 0.0), last: (0.5, 0.0)})
-    for p in range(3):
-        f = dict(zip(feature_names(slugs), core.features(st, p), strict=True))
-        assert ev.values(st)[p] == pytest.approx(f["front:patriarch"] + 0.5 * f[last])
-    assert sum(dict(zip(feature_names(slugs), core.features(st, 0), strict=True))[n]
-               for n in feature_names(slugs) if n.startswith("front:")) >= 2

@@ -145,8 +145,6 @@ def test_card_parameters_expand_one_per_card_and_bad_ones_are_named() -> None:
     cards = ["card:bauer", "card:hirte", "vp"]
     assert expand_params(["vp.a", "card:*.a"], cards) == ["vp.a", "card:bauer.a", "card:hirte.a"]
     assert expand_params(["card:hirte.b", "card:hirte.b"], cards) == ["card:hirte.b"]
-    fronts = ["front:bauer", "front:hirte", "card:bauer"]
-    assert expand_params(["front:*.b", "card:*.a"], fronts) == ["front:bauer.b", "front:hirte.b", "card:bauer.a"]
     with pytest.raises(ValueError, match="'card:nobody.a'"):
         expand_params(["card:nobody.a"], cards)
     with pytest.raises(ValueError, match="not both"):
