@@ -6,8 +6,9 @@ most VP, with a random one now and then, so that games reach the late states ran
 does). After every decision the state's JSON document must read back as itself; every
 `check_every` decisions the bookkeeping must hold (`engine_ext.checks`), the mover's view must read
 back as itself, and a determinization of that view must show the mover the same view and offer
-the same decisions. A failure keeps what it takes to replay it: the seed, the step, the document
-before the failing decision and that decision.
+the same decisions. Optionally each game is played on both builds of the engine in lockstep, which
+must reach the same state after every decision. A failure keeps what it takes to replay it: the
+seed, the step, the document before the failing decision and that decision.
 
 `kashgar fuzz` runs many games in parallel processes (`kashgar_cli/fuzz.py`).
 """
@@ -122,15 +123,28 @@ def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str
         raise CheckFailed("determinization", f"a determinization offers seat {me} other decisions")
 
 
-def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions: int = 20000) -> GameResult:
-    """Play fuzz game `seed` on `engine`, checking as it goes (see the module)."""
+def _check_twin(g: Any, twin: Any, full: bool, counts: dict[str, int]) -> None:
+    counts["builds"] = counts.get("builds", 0) + 1
+    if g.state.fingerprint() != twin.state.fingerprint() or g.legal_codes() != twin.legal_codes():
+        raise CheckFailed("builds", "the compiled and the interpreted engine reached different states")
+    if full and g.to_json() != twin.to_json():
+        raise CheckFailed("builds", "the compiled and the interpreted engine write different documents")
+
+
+def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions: int = 20000,
+              twin: Engine | None = None) -> GameResult:
+    """Play fuzz game `seed` on `engine`, checking as it goes (see the module); with `twin` (the
+    other build of the engine), play the same decisions there too and check both stay alike."""
     setup = GameSetup.from_seed(seed)
     res = GameResult(setup)
     rnd = random.Random(seed)
     g = engine.new_game(setup.players, seed=seed, variant=setup.variant)
+    t = twin.new_game(setup.players, seed=seed, variant=setup.variant) if twin is not None else None
     before: dict[str, Any] | None = None
     decision = ""
     try:
+        if t is not None:
+            _check_twin(g, t, True, res.checks)
         _check_state(engine, g, 0, True, res.checks)
         while not g.is_terminal and res.decisions < max_decisions:
             code = _choose(g, rnd, setup.policy)
@@ -138,7 +152,11 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
             decision = str(g.decision(code))
             g.state.apply(code)
             res.decisions += 1
-            _check_state(engine, g, res.decisions, res.decisions % check_every == 0 or g.is_terminal, res.checks)
+            full = res.decisions % check_every == 0 or g.is_terminal
+            if t is not None:
+                t.state.apply(code)
+                _check_twin(g, t, full, res.checks)
+            _check_state(engine, g, res.decisions, full, res.checks)
         res.finished = bool(g.is_terminal)
         if not res.finished:
             raise CheckFailed("length", f"no end after {max_decisions} decisions")

@@ -16,12 +16,14 @@ from typing import Any
 from engine_ext.fuzz import GameResult
 
 
-def _play(task: tuple[int, bool | None, int, int]) -> GameResult:
+def _play(task: tuple[int, bool | None, int, int, bool]) -> GameResult:
     import engine_ext
     from engine_ext.fuzz import fuzz_game
 
-    seed, compiled, every, cap = task
-    return fuzz_game(engine_ext.get_engine(compiled), seed, check_every=every, max_decisions=cap)
+    seed, compiled, every, cap, both = task
+    twin = engine_ext.get_engine(False) if both else None
+    return fuzz_game(engine_ext.get_engine(True if both else compiled), seed, check_every=every,
+                     max_decisions=cap, twin=twin)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +33,14 @@ def run(args: argparse.Namespace) -> int:
         print("kashgar fuzz: --games, --check-every and --max-decisions must be at least 1")
         return 2
     compiled = {"default": None, "compiled": True, "interpreted": False}[args.engine]
-    tasks = [(args.seed + i, compiled, args.check_every, args.max_decisions) for i in range(args.games)]
+    if args.both_builds:
+        import engine_ext
+
+        if not engine_ext.compiled_available():
+            print("kashgar fuzz: --both-builds needs the compiled engine (pip install -e .)")
+            return 2
+    tasks = [(args.seed + i, compiled, args.check_every, args.max_decisions, bool(args.both_builds))
+             for i in range(args.games)]
     bar = Progress(args.games, not args.no_progress)
     t0 = time.perf_counter()
     failures = []
@@ -76,6 +85,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0, help="the first game's seed (games use seed, seed+1, ...)")
     p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1, help="processes")
     p.add_argument("--engine", choices=("default", "compiled", "interpreted"), default="default")
+    p.add_argument("--both-builds", action="store_true",
+                   help="play each game on the compiled and the interpreted engine in lockstep and check "
+                        "that they stay alike (slower)")
     p.add_argument("--check-every", type=int, default=5, help="decisions between full checks")
     p.add_argument("--max-decisions", type=int, default=20000, help="a game still going after these fails")
     p.add_argument("--out", metavar="DIR", help="write each failure (with the state before it) as JSON here")

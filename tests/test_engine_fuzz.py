@@ -66,12 +66,36 @@ def test_a_round_trip_bug_is_found(engine: Engine) -> None:
     assert f.message == "the state document reads back differently at ['seats']"
 
 
+def test_both_builds_play_a_fuzz_game_alike(compiled_engine: Engine, interpreted_engine: Engine) -> None:
+    res = fuzz_game(compiled_engine, 8, twin=interpreted_engine)
+    assert res.failure is None and res.finished
+    assert res.checks["builds"] == res.decisions + 1
+
+
+class OtherDeal(Engine):
+    """An engine that deals another game for the same seed: a twin that cannot stay alike."""
+
+    def new_game(self, players: int = 2, seed: int = 0, variant: Any = None, turn_limit: int = 400) -> Game:
+        return super().new_game(players, seed + 1, variant, turn_limit)
+
+
+def test_a_twin_that_differs_is_found(compiled_engine: Engine) -> None:
+    twin = OtherDeal(compiled_engine.core, compiled_engine.data)
+    res = fuzz_game(compiled_engine, 8, twin=twin)
+    f = res.failure
+    assert f is not None and f.check == "builds" and f.step == 0
+    assert f.message == "the compiled and the interpreted engine reached different states"
+
+
 def test_the_command_passes_clean_games_and_writes_failures(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fuzz", "-n", "2", "--seed", "7", "-j", "1", "--no-progress", "--json"]) == 0
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["games"] == 2 and summary["failed"] == 0 and summary["seeds"] == [7, 8]
     assert summary["decisions"] > 100 and summary["checks"]["bookkeeping"] > 20
+    assert main(["fuzz", "-n", "1", "--seed", "9", "-j", "1", "--no-progress", "--json", "--both-builds"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["failed"] == 0 and summary["checks"]["builds"] == summary["decisions"] + 1
 
     monkeypatch.setattr(fuzz, "problems", lambda g: ["planted"] if g.to_json()["turn"] >= 2 else [])
     out = tmp_path / "failures"
