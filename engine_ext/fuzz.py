@@ -96,7 +96,8 @@ def _choose(g: Any, rnd: random.Random, policy: str) -> int:
     return int(rnd.choice(codes))
 
 
-def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str, int]) -> None:
+def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str, int]) -> dict[str, Any]:
+    """Check `g` (see the module); returns its full document."""
     doc = g.to_json()
     back = engine.from_json(doc).to_json()
     counts["round_trip"] = counts.get("round_trip", 0) + 1
@@ -104,13 +105,13 @@ def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str
         keys = sorted(k for k in set(doc) | set(back) if doc.get(k) != back.get(k))
         raise CheckFailed("round_trip", f"the state document reads back differently at {keys}")
     if not full:
-        return
+        return doc
     counts["bookkeeping"] = counts.get("bookkeeping", 0) + 1
     found = problems(g)
     if found:
         raise CheckFailed("bookkeeping", "; ".join(found))
     if g.is_terminal:
-        return
+        return doc
     me = g.current_player
     view = g.view(me)
     counts["view"] = counts.get("view", 0) + 1
@@ -121,6 +122,7 @@ def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str
         raise CheckFailed("determinization", f"a determinization shows seat {me} another view")
     if sorted(det.legal_codes()) != sorted(g.legal_codes()):
         raise CheckFailed("determinization", f"a determinization offers seat {me} other decisions")
+    return doc
 
 
 def _check_twin(g: Any, twin: Any, full: bool, counts: dict[str, int]) -> None:
@@ -145,10 +147,10 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
     try:
         if t is not None:
             _check_twin(g, t, True, res.checks)
-        _check_state(engine, g, 0, True, res.checks)
+        doc = _check_state(engine, g, 0, True, res.checks)
         while not g.is_terminal and res.decisions < max_decisions:
             code = _choose(g, rnd, setup.policy)
-            before = g.to_json()
+            before = doc
             decision = str(g.decision(code))
             g.state.apply(code)
             res.decisions += 1
@@ -156,7 +158,7 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
             if t is not None:
                 t.state.apply(code)
                 _check_twin(g, t, full, res.checks)
-            _check_state(engine, g, res.decisions, full, res.checks)
+            doc = _check_state(engine, g, res.decisions, full, res.checks)
         res.finished = bool(g.is_terminal)
         if not res.finished:
             raise CheckFailed("length", f"no end after {max_decisions} decisions")
