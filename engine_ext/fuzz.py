@@ -125,11 +125,12 @@ def _check_state(engine: Engine, g: Any, step: int, full: bool, counts: dict[str
     return doc
 
 
-def _check_twin(g: Any, twin: Any, full: bool, counts: dict[str, int]) -> None:
+def _check_twin(g: Any, doc: dict[str, Any], twin: Any, full: bool, counts: dict[str, int]) -> None:
+    """`g` (whose document is `doc`) and `twin` are alike."""
     counts["builds"] = counts.get("builds", 0) + 1
     if g.state.fingerprint() != twin.state.fingerprint() or g.legal_codes() != twin.legal_codes():
         raise CheckFailed("builds", "the compiled and the interpreted engine reached different states")
-    if full and g.to_json() != twin.to_json():
+    if full and doc != twin.to_json():
         raise CheckFailed("builds", "the compiled and the interpreted engine write different documents")
 
 
@@ -145,9 +146,9 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
     before: dict[str, Any] | None = None
     decision = ""
     try:
-        if t is not None:
-            _check_twin(g, t, True, res.checks)
         doc = _check_state(engine, g, 0, True, res.checks)
+        if t is not None:
+            _check_twin(g, doc, t, True, res.checks)
         while not g.is_terminal and res.decisions < max_decisions:
             code = _choose(g, rnd, setup.policy)
             before = doc
@@ -155,10 +156,10 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
             g.state.apply(code)
             res.decisions += 1
             full = res.decisions % check_every == 0 or g.is_terminal
+            doc = _check_state(engine, g, res.decisions, full, res.checks)
             if t is not None:
                 t.state.apply(code)
-                _check_twin(g, t, full, res.checks)
-            doc = _check_state(engine, g, res.decisions, full, res.checks)
+                _check_twin(g, doc, t, full, res.checks)
         res.finished = bool(g.is_terminal)
         if not res.finished:
             raise CheckFailed("length", f"no end after {max_decisions} decisions")
