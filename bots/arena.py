@@ -112,7 +112,8 @@ def bradley_terry(pairs: dict[tuple[str, str], float], names: list[str],
 _BOTS: dict[str, Any] = {}
 
 
-def _bot(spec: str) -> Any:
+def cached_bot(spec: str) -> Any:
+    """The bot `spec` names, made once per process."""
     if spec not in _BOTS:
         from bots.levels import make_bot
 
@@ -153,7 +154,7 @@ def play_game(task: tuple[int, list[str], int, int, str, bool | None]) -> GameRe
     deal = seed + g // players
     st = new_state(game, players, deal, compiled)
     t0 = time.perf_counter()
-    k = play_out(st, [_bot(s) for s in seats], deal * 7919 + g)
+    k = play_out(st, [cached_bot(s) for s in seats], deal * 7919 + g)
     vps = [int(st.vp(p)) for p in range(players)]
     w = int(st.winner())
     ranking = [w] + sorted((p for p in range(players) if p != w), key=lambda p: -vps[p])
@@ -290,7 +291,7 @@ def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, 
     if sprt is not None and len(set(specs)) != 2:
         raise ValueError("SPRT needs exactly two different bots")
     for s in set(specs):  # fail early on a bad spec, in this process
-        _bot(s)
+        cached_bot(s)
     lineup = lineup_for(specs, players)
     tasks = [(g, lineup, players, seed, game, engine_compiled) for g in range(games)]
     bar = Progress(games, progress)

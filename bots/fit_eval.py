@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from bots import search_for_state
-from bots.arena import _bot, new_state
+from bots.arena import cached_bot, new_state
 from bots.features import CARD_PREFIX, HAND_WEIGHTS, engine_kind_slugs, feature_names, weight_vector
 
 
@@ -52,7 +52,7 @@ def play_positions(task: tuple[int, str, int, int, int]) -> tuple[list[list[list
     g, policy, players, seed, every = task
     st = new_state("kashgar", players, seed + g, None)
     core = search_for_state(st).Search()
-    bot = _bot(policy)
+    bot = cached_bot(policy)
     rows: list[list[list[float]]] = []
     k = 0
     turn_starts = 0

@@ -134,7 +134,15 @@ def _parse_settings(text: str) -> dict[str, Any]:
 
 
 def make_bot(spec: str, **overrides: Any) -> Bot:
-    """A bot from its spec (see the module docstring)."""
+    """A bot from its spec (see the module docstring). A spec that names no bot, or a setting the
+    bot does not have, raises ValueError naming it."""
+    try:
+        return _make_bot(spec, **overrides)
+    except TypeError as exc:  # a setting the bot's constructor does not take
+        raise ValueError(f"bot {spec!r}: {exc}") from None
+
+
+def _make_bot(spec: str, **overrides: Any) -> Bot:
     kind, _, rest = spec.partition(":")
     kw = _parse_settings(rest)
     kw.update(overrides)

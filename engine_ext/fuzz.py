@@ -10,6 +10,10 @@ the same decisions. Optionally each game is played on both builds of the engine 
 must reach the same state after every decision. A failure keeps what it takes to replay it: the
 seed, the step, the document before the failing decision and that decision.
 
+A caller may also give the policy (`chooser`: the game and a seed to a decision code), e.g. a search
+bot, so that games go where strong play goes; its decisions must be legal. This module knows no
+bots: `kashgar fuzz --bot SPEC` makes the chooser (`kashgar_cli/fuzz.py`).
+
 `kashgar fuzz` runs many games in parallel processes (`kashgar_cli/fuzz.py`).
 """
 
@@ -17,7 +21,8 @@ from __future__ import annotations
 
 import random
 import traceback
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from engine_ext.checks import problems
@@ -25,6 +30,7 @@ from engine_ext.game import Engine
 
 POLICIES = ("random", "greedy")
 GREEDY_RANDOM = 0.2  # the greedy policy's chance of a random decision
+Chooser = Callable[[Any, int], int]  # (game, seed) -> the decision code to play
 
 
 @dataclass(frozen=True)
@@ -134,11 +140,22 @@ def _check_twin(g: Any, doc: dict[str, Any], twin: Any, full: bool, counts: dict
         raise CheckFailed("builds", "the compiled and the interpreted engine write different documents")
 
 
+def _chosen(g: Any, chooser: Chooser, seed: int) -> int:
+    code = int(chooser(g, seed))
+    if code not in g.legal_codes():
+        raise CheckFailed("policy", f"the policy chose {code}, not a legal decision")
+    return code
+
+
 def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions: int = 20000,
-              twin: Engine | None = None) -> GameResult:
+              twin: Engine | None = None, chooser: Chooser | None = None, policy: str = "") -> GameResult:
     """Play fuzz game `seed` on `engine`, checking as it goes (see the module); with `twin` (the
-    other build of the engine), play the same decisions there too and check both stay alike."""
+    other build of the engine), play the same decisions there too and check both stay alike. With
+    `chooser`, every seat plays its decisions (decision k seeded from the game's seed and k) instead
+    of the seed's policy; `policy` names it in the setup."""
     setup = GameSetup.from_seed(seed)
+    if chooser is not None:
+        setup = replace(setup, policy=policy or "chooser")
     res = GameResult(setup)
     rnd = random.Random(seed)
     g = engine.new_game(setup.players, seed=seed, variant=setup.variant)
@@ -150,8 +167,11 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
         if t is not None:
             _check_twin(g, doc, t, True, res.checks)
         while not g.is_terminal and res.decisions < max_decisions:
-            code = _choose(g, rnd, setup.policy)
-            before = doc
+            before, decision = doc, ""  # a failing policy: the state it failed on, no decision
+            if chooser is not None:
+                code = _chosen(g, chooser, (seed * 7919 + res.decisions * 104729) & 0x7FFFFFFF)
+            else:
+                code = _choose(g, rnd, setup.policy)
             decision = str(g.decision(code))
             g.state.apply(code)
             res.decisions += 1

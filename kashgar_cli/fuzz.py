@@ -16,14 +16,19 @@ from typing import Any
 from engine_ext.fuzz import GameResult
 
 
-def _play(task: tuple[int, bool | None, int, int, bool]) -> GameResult:
+def _play(task: tuple[int, bool | None, int, int, bool, str]) -> GameResult:
     import engine_ext
     from engine_ext.fuzz import fuzz_game
 
-    seed, compiled, every, cap, both = task
+    seed, compiled, every, cap, both, bot = task
     twin = engine_ext.get_engine(False) if both else None
+    chooser = None
+    if bot:
+        from bots.arena import cached_bot
+
+        chooser = cached_bot(bot).choose
     return fuzz_game(engine_ext.get_engine(True if both else compiled), seed, check_every=every,
-                     max_decisions=cap, twin=twin)
+                     max_decisions=cap, twin=twin, chooser=chooser, policy=bot)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +44,15 @@ def run(args: argparse.Namespace) -> int:
         if not engine_ext.compiled_available():
             print("kashgar fuzz: --both-builds needs the compiled engine (pip install -e .)")
             return 2
-    tasks = [(args.seed + i, compiled, args.check_every, args.max_decisions, bool(args.both_builds))
+    if args.bot:
+        from bots.arena import cached_bot
+
+        try:
+            cached_bot(args.bot)
+        except (KeyError, ValueError) as exc:
+            print(f"kashgar fuzz: --bot: {exc}")
+            return 2
+    tasks = [(args.seed + i, compiled, args.check_every, args.max_decisions, bool(args.both_builds), args.bot)
              for i in range(args.games)]
     bar = Progress(args.games, not args.no_progress)
     t0 = time.perf_counter()
@@ -77,10 +90,10 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "fuzz", help="play seeded games and check every state (engine bugs)",
-        description="Play seeded games (random or one-ply greedy play, 2 to 4 players, with and without the "
-                    "Cut-and-Thrust cards) and check each state: its JSON document reads back as itself, and "
-                    "every --check-every decisions the card bookkeeping, the mover's view and a "
-                    "determinization of it. Exit status 1 if any check failed.")
+        description="Play seeded games (random or one-ply greedy play, or a bot's with --bot; 2 to 4 players, "
+                    "with and without the Cut-and-Thrust cards) and check each state: its JSON document "
+                    "reads back as itself, and every --check-every decisions the card bookkeeping, the "
+                    "mover's view and a determinization of it. Exit status 1 if any check failed.")
     p.add_argument("-n", "--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="the first game's seed (games use seed, seed+1, ...)")
     p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1, help="processes")
@@ -88,6 +101,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--both-builds", action="store_true",
                    help="play each game on the compiled and the interpreted engine in lockstep and check "
                         "that they stay alike (slower)")
+    p.add_argument("--bot", default="", metavar="SPEC",
+                   help="every seat plays with this bot or level (e.g. ismcts:iterations=50, club) instead of "
+                        "the seed's random or greedy policy; its decisions must be legal")
     p.add_argument("--check-every", type=int, default=5, help="decisions between full checks")
     p.add_argument("--max-decisions", type=int, default=20000, help="a game still going after these fails")
     p.add_argument("--out", metavar="DIR", help="write each failure (with the state before it) as JSON here")

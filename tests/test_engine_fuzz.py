@@ -106,6 +106,39 @@ def test_the_command_passes_clean_games_and_writes_failures(monkeypatch: pytest.
     assert saved["setup"]["seed"] == 7 and saved["check"] == "bookkeeping" and saved["before"]["schema"]
 
 
+def test_a_chooser_plays_every_decision(engine: Engine) -> None:
+    seen: list[tuple[int, int]] = []
+
+    def last_legal(g: Game, seed: int) -> int:
+        seen.append((g.current_player, seed))
+        return int(g.legal_codes()[-1])
+
+    res = fuzz_game(engine, 11, chooser=last_legal, policy="last")
+    assert res.failure is None and res.finished and res.setup.policy == "last"
+    assert len(seen) == res.decisions and len({p for p, _ in seen}) == res.setup.players
+    assert len({s for _, s in seen}) == res.decisions  # each decision its own seed
+    again: list[tuple[int, int]] = []
+    fuzz_game(engine, 11, chooser=lambda g, s: again.append((g.current_player, s)) or int(g.legal_codes()[-1]))
+    assert again == seen  # the same game again: reproducible from the seed
+
+
+def test_an_illegal_choice_is_a_failure(engine: Engine) -> None:
+    res = fuzz_game(engine, 12, chooser=lambda g, s: -1 if g.to_json()["turn"] >= 3 else int(g.legal_codes()[0]))
+    f = res.failure
+    assert f is not None and f.check == "policy" and f.before is not None and f.before["turn"] == 3
+    assert f.decision == "" and engine.from_json(f.before).to_json() == f.before  # the state it failed on
+    assert f.message == "the policy chose -1, not a legal decision"
+
+
+def test_the_command_plays_with_a_bot(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "-n", "2", "--seed", "3", "-j", "1", "--no-progress", "--json",
+                 "--bot", "ismcts:iterations=20"]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["failed"] == 0 and summary["decisions"] > 50
+    assert main(["fuzz", "-n", "1", "--no-progress", "--bot", "ismcts:bogus=1"]) == 2
+    assert "bogus" in capsys.readouterr().out
+
+
 def test_the_command_rejects_a_bad_count(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fuzz", "-n", "0", "--no-progress"]) == 2
     assert "--games" in capsys.readouterr().out
