@@ -234,6 +234,7 @@ class Search:
         self.eps = 0.1  # rollout="greedy": the chance of a random decision instead of the greedy one
         self.macro = 0  # 1: decisions within a turn below the root are the mover's greedy choices
         self.observe = 0  # 1: below the root, children are keyed by what the observer has seen too
+        self.tree_depth = 0  # > 0: the tree holds at most this many decisions on a path (then the rollout)
         self.scratch: Any = None
 
     def rand(self) -> int:
@@ -712,6 +713,8 @@ class Search:
                     # within a turn, below the root: the mover's greedy choice, no tree node
                     d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n) if n > 1 else 0])
                     continue
+                if self.tree_depth and plen > self.tree_depth:
+                    break
                 if n > self.legcap:
                     self._ensure_legal_cap(n)
                 for i in range(n):
@@ -759,6 +762,8 @@ class Search:
             self.path[0] = 0
             plen = 1
             while not d.is_terminal():
+                if self.tree_depth and plen > self.tree_depth:
+                    break
                 node = self.step(node, d.legal_codes(), d.current_player(), 0)
                 plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])

@@ -56,6 +56,8 @@ class ISMCTSConfig:
                                   # so the tree's nodes are its information sets; 2: only before its
                                   # own decisions (Kashgar states only; measured level with 0 and
                                   # slower, BENCHMARKS.md)
+    tree_depth: int = 0           # > 0: the tree holds at most this many decisions (turns, with macro)
+                                  # on a path; below, the rollout and the evaluation
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -96,6 +98,7 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
     if cfg.observe not in (0, 1, 2):
         raise ValueError(f"observe must be 0, 1 or 2, got {cfg.observe!r}")
     s.observe = cfg.observe
+    s.tree_depth = max(0, int(cfg.tree_depth))
     return s
 
 

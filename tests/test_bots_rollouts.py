@@ -143,3 +143,26 @@ def test_macro_tree_branches_on_turns_below_the_root(interpreted_engine: object,
         assert deep == {core.K_SELECT}  # below the root, only what starts a turn gets a node
     else:
         assert deep - {core.K_SELECT}  # the plain tree has mid-turn nodes too
+
+
+def _depths(tree: object) -> list[int]:
+    tr = tree
+    depth = [0] * tr.size  # type: ignore[attr-defined]
+    for nd in range(1, tr.size):  # type: ignore[attr-defined]
+        depth[nd] = depth[tr.parent[nd]] + 1  # type: ignore[attr-defined]  # parents come first
+    return depth
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("macro", [0, 1])
+def test_tree_depth_caps_the_tree(compiled: bool, macro: int) -> None:
+    st = _midgame(engine_ext.get_engine(compiled), 2, 7)
+    deepest = {}
+    for cap in (0, 1, 2):
+        bot = ISMCTSBot(ISMCTSConfig(iterations=600, macro=macro, rollout="turn", tree_depth=cap, compiled=compiled))
+        a = bot.analyse(st, seed=3)
+        assert a.code in st.legal_codes() and a.iterations == 600  # type: ignore[attr-defined]
+        assert sum(x.visits for x in a.alternatives) == 600
+        deepest[cap] = max(_depths(bot.last_search.tree))
+    assert deepest[1] == 1 and deepest[2] == 2  # only the root's decisions, then one level more
+    assert deepest[0] > 2  # uncapped, the same budget grows deeper
