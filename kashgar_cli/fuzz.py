@@ -59,13 +59,16 @@ def run(args: argparse.Namespace) -> int:
     failures = []
     decisions = 0
     checks: dict[str, int] = {}
-    for done, res in enumerate(imap_processes(_play, tasks, max(1, args.workers)), start=1):
+    played = 0
+    for played, res in enumerate(imap_processes(_play, tasks, max(1, args.workers)), start=1):
         decisions += res.decisions
         for k, v in res.checks.items():
             checks[k] = checks.get(k, 0) + v
         if res.failure is not None:
             failures.append(res.failure)
-        bar.update(done, f"{len(failures)} failed")
+        bar.update(played, f"{len(failures)} failed")
+        if 0 < args.max_failures <= len(failures):
+            break  # the rest would most likely fail alike
     bar.close()
     secs = time.perf_counter() - t0
     for f in sorted(failures, key=lambda f: f.setup.seed):
@@ -76,12 +79,15 @@ def run(args: argparse.Namespace) -> int:
             with open(path, "w", encoding="utf-8") as fh:
                 json.dump(f.to_json(), fh, indent=1)
             print(f"  written to {path}")
-    summary = {"games": args.games, "failed": len(failures), "decisions": decisions, "checks": checks,
+    summary = {"games": played, "failed": len(failures), "decisions": decisions, "checks": checks,
                "seeds": [args.seed, args.seed + args.games - 1], "seconds": round(secs, 1)}
+    if played < args.games:
+        summary["stopped"] = f"after {len(failures)} failures (--max-failures)"
     if args.json:
         print(json.dumps(summary))
     else:
-        print(f"{args.games} games (seeds {args.seed}..{args.seed + args.games - 1}), {decisions} decisions, "
+        stopped = f" of {args.games}, stopped after {len(failures)} failures" if played < args.games else ""
+        print(f"{played} games{stopped} (seeds {args.seed}..{args.seed + args.games - 1}), {decisions} decisions, "
               f"{sum(checks.values())} checks ({', '.join(f'{k} {v}' for k, v in sorted(checks.items()))}), "
               f"{len(failures)} failed, {secs:.1f} s")
     return 1 if failures else 0
@@ -106,6 +112,8 @@ def register(subparsers: Any) -> None:
                         "the seed's random or greedy policy; its decisions must be legal")
     p.add_argument("--check-every", type=int, default=5, help="decisions between full checks")
     p.add_argument("--max-decisions", type=int, default=20000, help="a game still going after these fails")
+    p.add_argument("--max-failures", type=int, default=20,
+                   help="stop after this many failed games (0: play them all)")
     p.add_argument("--out", metavar="DIR", help="write each failure (with the state before it) as JSON here")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON line")
     p.add_argument("--no-progress", action="store_true")

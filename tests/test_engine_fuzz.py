@@ -105,6 +105,11 @@ def test_the_command_passes_clean_games_and_writes_failures(monkeypatch: pytest.
     saved = json.loads((out / "fuzz-7.json").read_text())
     assert saved["setup"]["seed"] == 7 and saved["check"] == "bookkeeping" and saved["before"]["schema"]
 
+    # a failure in every game: stop after --max-failures of them
+    assert main(["fuzz", "-n", "6", "--seed", "7", "-j", "1", "--no-progress", "--json", "--max-failures", "2"]) == 1
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["games"] == 2 and summary["failed"] == 2 and "stopped" in summary
+
 
 def test_a_chooser_plays_every_decision(engine: Engine) -> None:
     seen: list[tuple[int, int]] = []
