@@ -180,12 +180,13 @@ class Report:
         return d
 
     def table(self) -> str:
+        w = max([32] + [len(s) for s in self.specs])  # long specs keep the columns aligned
         lines = [f"{self.games} games, {self.players} players, {self.seconds:.1f} s",
-                 f"{'bot':<32} {'wins':>6} {'win rate':>9} {'95% CI':>17} {'Elo':>7} {'95% CI':>17}"]
+                 f"{'bot':<{w}} {'wins':>6} {'win rate':>9} {'95% CI':>17} {'Elo':>7} {'95% CI':>17}"]
         for s in self.specs:
             wr, lo, hi = self.win_rate[s]
             e, elo_lo, elo_hi = self.elo[s]
-            lines.append(f"{s:<32} {self.wins[s]:>6} {wr:>9.3f} [{lo:6.3f}, {hi:6.3f}] {e:>7.1f} "
+            lines.append(f"{s:<{w}} {self.wins[s]:>6} {wr:>9.3f} [{lo:6.3f}, {hi:6.3f}] {e:>7.1f} "
                          f"[{elo_lo:6.1f}, {elo_hi:6.1f}]")
         if self.sprt:
             sp = self.sprt

@@ -122,6 +122,17 @@ def test_arena_rotates_seats_and_sprt_stops() -> None:
     assert rep2.games < 300
 
 
+def test_arena_table_keeps_columns_aligned_for_long_specs() -> None:
+    long = "ismcts:iterations=30,evaluator=vp,c=0.7,temperature=0.0,depth=8"
+    rep = arena.run_arena([long, "random"], games=4, game="toy")
+    header, *rows = rep.table().splitlines()[1:]
+    end = header.index("wins") + len("wins")
+    for spec, row in zip([long, "random"], rows, strict=True):
+        assert row.startswith(spec + " ")
+        assert row[:end].split()[-1] == str(rep.wins[spec]) and row[end] == " "  # under "wins"
+    assert len({row.index("[") for row in rows}) == 1
+
+
 def test_progress_reports_the_current_best_decision() -> None:
     import engine_ext
 
