@@ -37,6 +37,9 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1 or args.check_every < 1 or args.max_decisions < 1:
         print("kashgar fuzz: --games, --check-every and --max-decisions must be at least 1")
         return 2
+    if args.max_failures < 0:
+        print("kashgar fuzz: --max-failures must be 0 (never stop) or more")
+        return 2
     compiled = {"default": None, "compiled": True, "interpreted": False}[args.engine]
     if args.both_builds:
         import engine_ext

@@ -147,3 +147,5 @@ def test_the_command_plays_with_a_bot(capsys: pytest.CaptureFixture[str]) -> Non
 def test_the_command_rejects_a_bad_count(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fuzz", "-n", "0", "--no-progress"]) == 2
     assert "--games" in capsys.readouterr().out
+    assert main(["fuzz", "-n", "1", "--max-failures", "-1", "--no-progress"]) == 2
+    assert "--max-failures" in capsys.readouterr().out
