@@ -5,6 +5,12 @@ hidden decks from the player to move's information, run plain UCT on each as if 
 state (so the search may exploit knowledge it cannot have -- strategy fusion), and add the root
 visit counts of all worlds. It shares the tree and loop of `bots/ismcts.py` (with `fixed` set: every
 iteration starts from the same world).
+
+`oracle=1` makes it a diagnostic that cheats: one tree on the state exactly as given, hidden deck
+order included, so in the arena (which hands every bot the true state) it knows what will be drawn.
+Played against an honest search at equal iterations, it measures what knowing the hidden
+information is worth in this game (BENCHMARKS.md). Never a level; the service gives bots no
+hidden order to read unless its caller sent one.
 """
 
 from __future__ import annotations
@@ -20,9 +26,13 @@ from bots.ismcts_bot import ISMCTSConfig, analysis_from_stats, make_evaluator, n
 class DeterminizedBot(Bot):
     """`worlds` determinizations x perfect-information UCT, root visits summed."""
 
-    def __init__(self, iterations: int = 2000, worlds: int = 8, name: str = "det", **kw: Any) -> None:
+    def __init__(self, iterations: int = 2000, worlds: int = 8, name: str = "det", oracle: int = 0,
+                 **kw: Any) -> None:
+        if oracle not in (0, 1):
+            raise ValueError(f"oracle must be 0 or 1, got {oracle!r}")
         self.config = ISMCTSConfig(iterations=iterations, **kw)
-        self.worlds = worlds
+        self.worlds = 1 if oracle else worlds  # the given state is the one world
+        self.oracle = oracle
         self.name = name
 
     def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
@@ -41,7 +51,8 @@ class DeterminizedBot(Bot):
         for w in range(self.worlds):
             if should_stop is not None and should_stop():
                 break
-            world = st.determinize(me, rng.getrandbits(31))
+            # oracle: peeks, the search reads the hidden order as given (a diagnostic)
+            world = st if self.oracle else st.determinize(me, rng.getrandbits(31))
             share = int(iterations or 0) // self.worlds + (1 if w < int(iterations or 0) % self.worlds else 0)
             deadline = 0.0
             if time_ms:

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from bots import suggest
-from bots.ismcts_bot import ISMCTSBot
+from bots import load_search, suggest
+from bots.determinized import DeterminizedBot
+from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_evaluator, new_search
 
 
 def _midgame_doc(engine: Any, players: int, seed: int, moves: int) -> dict[str, Any]:
@@ -68,3 +69,28 @@ def test_suggest_does_not_peek() -> None:
     b = suggest.analyse_state(_reshuffled(doc, 3), iterations=100, seed=2)
     assert a["decision_text"] == b["decision_text"]
     assert a["alternatives"] == b["alternatives"]
+
+
+def _det_stats(engine: Any, doc: dict[str, Any], **kw: Any) -> list[tuple[int, int, float]]:
+    an = DeterminizedBot(iterations=120, **kw).analyse(engine.from_json(doc), seed=3)
+    return [(a.code, a.visits, round(a.mean_reward, 9)) for a in an.alternatives]
+
+
+def test_the_baseline_does_not_peek_and_its_oracle_does(engine: Any) -> None:
+    """`det` samples its worlds from the player's information; `det:oracle=1` (a diagnostic of what
+    the hidden order is worth) searches the state as given, so a reshuffled deck changes its answer."""
+    doc = _midgame_doc(engine, 2, 11, 24)
+    other = _reshuffled(doc, 2)
+    assert _det_stats(engine, doc, worlds=3) == _det_stats(engine, other, worlds=3)
+    assert _det_stats(engine, doc, oracle=1) != _det_stats(engine, other, oracle=1)
+    # the oracle's one world is the state itself: the same as a fixed search of it
+    st = engine.from_json(doc).state
+    cfg = ISMCTSConfig(iterations=120)
+    ev = make_evaluator(cfg.evaluator, st, cfg.scale)
+    s = new_search(load_search(None), cfg, ev, random.Random(3).getrandbits(31), 120)
+    s.fixed = 1
+    s.run(st, st.current_player(), 120, 0.0, ev, None, None)
+    want = sorted((c, v, round(r / v, 9)) for c, v, r, _ in s.root_stats() if v)
+    assert sorted(x for x in _det_stats(engine, doc, oracle=1) if x[1]) == want
+    with pytest.raises(ValueError, match="oracle"):
+        _det_stats(engine, doc, oracle=2)
