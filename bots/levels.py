@@ -1,9 +1,9 @@
 """Difficulty levels (presets in bots/levels.toml) and the bot factory `make_bot(spec)`.
 
 A spec names a bot and optional settings, e.g. `random`, `greedy`, `greedy:samples=5`,
-`ismcts:iterations=500,c=0.5`, `det:iterations=1000,worlds=10`, `level:expert` (or just
-`expert`), `openspiel:iterations=500`. Settings of a level can be overridden the same way:
-`expert:iterations=100`.
+`ismcts:iterations=500,c=0.5`, `det:iterations=1000,worlds=10` (`det:oracle=1`: the diagnostic
+that reads the hidden order), `level:expert` (or just `expert`), `openspiel:iterations=500`.
+Settings of a level can be overridden the same way: `expert:iterations=100`.
 """
 
 from __future__ import annotations
