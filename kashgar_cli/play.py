@@ -9,7 +9,10 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from kashgar_cli.play_text import CardText
+
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
+MAX_EVENTS = 12  # events shown after a decision
 
 
 def register(subparsers: Any) -> None:
@@ -30,7 +33,7 @@ def register(subparsers: Any) -> None:
 
 
 class Table:
-    """What the game needs: a new game, legal decisions, apply, a bot's suggestion."""
+    """What the game needs: a new game, legal decisions, apply, a bot's suggestion, the card data."""
 
     def new(self, players: int, seed: int) -> dict[str, Any]:
         raise NotImplementedError
@@ -42,6 +45,10 @@ class Table:
         raise NotImplementedError
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def cards(self) -> dict[str, Any]:
+        """The card and contract data, as `GET /cards` serves it."""
         raise NotImplementedError
 
 
@@ -77,6 +84,11 @@ class LocalTable(Table):
         view = engine_ext.from_json(state).to_json(observer=player)  # the bot sees what its player sees
         return dict(analyse_state(view, level=level, seed=seed))
 
+    def cards(self) -> dict[str, Any]:
+        from service import engine
+
+        return dict(engine.cards())
+
 
 class RemoteTable(Table):
     def __init__(self, url: str) -> None:
@@ -98,10 +110,15 @@ class RemoteTable(Table):
         # The search only uses what the player to move knows, full state or view alike.
         return self.api.suggest(state, level=level, seed=seed)
 
+    def cards(self) -> dict[str, Any]:
+        return self.api.cards()
 
-def render(state: dict[str, Any], me: int, out: TextIO) -> None:
+
+def render(state: dict[str, Any], me: int, out: TextIO, words: CardText) -> None:
     out.write(f"\n=== turn {state.get('turn')}  (player {state.get('turn_player')} to play) ===\n")
-    out.write(f"contracts on display: {state.get('display')}\n")
+    out.write("contracts on display:\n")
+    for number in state.get("display") or []:
+        out.write(f"    {words.contract(number)}\n")
     for i, seat in enumerate(state.get("seats", [])):
         res = seat.get("resources", {})
         line = " ".join(f"{r[:3]}={res.get(r, 0)}" for r in RESOURCES)
@@ -111,10 +128,12 @@ def render(state: dict[str, Any], me: int, out: TextIO) -> None:
             out.write(f"          c{c}: {' < '.join(caravan)}\n")
 
 
-def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, hint: Callable[[], str]) -> str | None:
+def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, hint: Callable[[], str],
+           describe: Callable[[dict[str, Any]], str] = lambda d: "") -> str | None:
     texts = [d["text"] for d in legal]
-    for i, t in enumerate(texts):
-        out.write(f"  {i:>2}. {t}\n")
+    for i, d in enumerate(legal):
+        what = describe(d.get("decision") or {})
+        out.write(f"  {i:>2}. {d['text']:<14} {what}".rstrip() + "\n")
     while True:
         raw = ask("your decision> ").strip()
         if raw in ("q", "quit", "exit"):
@@ -134,12 +153,13 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
         out.write(f"--seat must be in 0..{args.players - 1}\n")
         return 2
     rng = random.Random(args.seed)
+    words = CardText(table.cards())
     state = table.new(args.players, args.seed)
     decisions = 0
     while True:
         info = table.legal(state)
         if info["is_terminal"]:
-            render(state, args.seat, out)
+            render(state, args.seat, out, words)
             vp = info.get("vp") or []
             out.write(
                 f"game over: VP {vp}; winner: player {info['winner']}"
@@ -151,13 +171,16 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             return 0
         player = info["current_player"]
         if player == args.seat and not args.auto:
-            render(state, args.seat, out)
+            render(state, args.seat, out, words)
 
             def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
                 a = table.suggest(st, p, args.level, args.seed + k)
                 return f"{a['decision_text']} (win chance {a.get('win_prob')})"
 
-            text = choose(info["legal"], ask, out, hint)
+            def describe(d: dict[str, Any], st: dict[str, Any] = state, p: int = player) -> str:
+                return words.decision(d, st, p)
+
+            text = choose(info["legal"], ask, out, hint, describe)
             if text is None:
                 out.write("bye\n")
                 return 0
@@ -170,8 +193,11 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             out.write(f"bot {player} ({args.level}): {text}\n")
         result = table.apply(state, text)
         state = result["state"]
-        for event in result.get("events", [])[:6]:
-            out.write(f"    · {event}\n")
+        events = result.get("events", [])
+        for event in events[:MAX_EVENTS]:
+            out.write(f"    · {words.event(event)}\n")
+        if len(events) > MAX_EVENTS:
+            out.write(f"    · ... and {len(events) - MAX_EVENTS} more\n")
         decisions += 1
 
 
