@@ -33,7 +33,6 @@ FIXED = (
     "contracts_in_reach",  # the same summed over the face-up contracts
     "caravans",            # caravans the seat has
     "caravan_cards",       # cards in its caravans
-    "deck_reach",          # the mean of VP * coverage ** 2 over the contracts still in the deck
 )
 CARD_PREFIX = "card:"      # then one count per card kind in the seat's caravans: "card:<slug>"
 

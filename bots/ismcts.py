@@ -63,9 +63,8 @@ ROLL_PLAYOUT = 1
 ROLL_GREEDY = 2
 ROLL_TURN = 3
 NO_NODE = -1  # (written as -1 in the code so that the compiled loop compares C ints)
-FIXED_FEATURES = 9  # features before the per-card-kind counts (bots.features.FEATURES)
-DECK_REACH = 8  # the feature computed only when weighted (`Search.deck_feat`): it loops the contract deck
-MAX_FEATURES = 73  # FIXED_FEATURES + the engine's 64 card kinds at most
+FIXED_FEATURES = 8  # features before the per-card-kind counts (bots.features.FEATURES)
+MAX_FEATURES = 72  # FIXED_FEATURES + the engine's 64 card kinds at most
 
 
 def ucb_value(reward_sum: float, visits: int, avail: int, c: float) -> float:
@@ -228,7 +227,6 @@ class Search:
         self.w = self._w
         self.f = self._f
         self.nfeat = 0
-        self.deck_feat = 0  # 1: the features include the contract deck's reach (weighted)
         self.plen = 0
         self.next_poll = 0.0
         self.expanded = 0
@@ -447,44 +445,14 @@ class Search:
             raise ValueError(f"want 2 x (at most {MAX_FEATURES}) weights, got {len(weights)} and "
                              f"{len(rollout_weights)}")
         self.nfeat = n
-        self.deck_feat = 1 if n > DECK_REACH and (weights[DECK_REACH] or weights[n + DECK_REACH] or
-                                                    rollout_weights[DECK_REACH] or
-                                                    rollout_weights[n + DECK_REACH]) else 0
         for i in range(n):
             self.w[i] = weights[i]
             self.w[MAX_FEATURES + i] = weights[n + i]
             self.w[2 * MAX_FEATURES + i] = rollout_weights[i]
             self.w[3 * MAX_FEATURES + i] = rollout_weights[n + i]
 
-    def _contract_reach(self, d: Any, r: int, c: int) -> float:
-        """Contract `c`'s VP times the share of its cost (and mules) that the resources at offset `r`
-        cover, squared."""
-        k = 0
-        need = 0
-        have = 0
-        covered = 0
-        total = 0
-        x = 0.0
-        R = d.R
-        for k in range(6):
-            need = R.con_cost[c * 7 + k]
-            have = d.d[r + k]
-            total += need
-            covered += need if have >= need else have
-        need = R.con_mules[c]
-        if R.con_cost[c * 7 + 6] > need:
-            need = R.con_cost[c * 7 + 6]
-        have = d.d[r + 6]
-        total += need
-        covered += need if have >= need else have
-        if total <= 0:
-            return 0.0
-        x = covered * 1.0 / total  # a C double division (the build sets cdivision)
-        return R.con_vp[c] * x * x
-
-    def _features(self, d: Any, p: int, full: int = 0) -> None:
-        """Fill `self.f` with seat `p`'s features (the order of `bots.features.FEATURES`); the deck's
-        reach only when weighted or `full`."""
+    def _features(self, d: Any, p: int) -> None:
+        """Fill `self.f` with seat `p`'s features (the order of `bots.features.FEATURES`)."""
         r = self.o_res + p * 7
         k = 0
         i = 0
@@ -511,21 +479,28 @@ class Search:
         have = d.d[r + 6]
         self.f[3] = have if have < 5 else 5
         for i in range(d.d[self.s_disp_n]):
-            x = self._contract_reach(d, r, d.d[self.o_disp + i])
-            reach += x
-            if x > best:
-                best = x
+            c = d.d[self.o_disp + i]
+            covered = 0
+            total = 0
+            for k in range(6):
+                need = R.con_cost[c * 7 + k]
+                have = d.d[r + k]
+                total += need
+                covered += need if have >= need else have
+            need = R.con_mules[c]
+            if R.con_cost[c * 7 + 6] > need:
+                need = R.con_cost[c * 7 + 6]
+            have = d.d[r + 6]
+            total += need
+            covered += need if have >= need else have
+            if total > 0:
+                x = covered * 1.0 / total  # a C double division (the build sets cdivision)
+                x = R.con_vp[c] * x * x
+                reach += x
+                if x > best:
+                    best = x
         self.f[4] = best
         self.f[5] = reach
-        if full or self.deck_feat:
-            # the contracts still in the deck (their order is hidden, not which they are): mean reach
-            total = 0
-            x = 0.0
-            for c in range(self.ncon):
-                if d.d[self.o_cloc + c] == self.cl_deck:
-                    x += self._contract_reach(d, r, c)
-                    total += 1
-            self.f[DECK_REACH] = x / total if total > 0 else 0.0
         self.f[6] = d.d[self.o_ncar + p]
         for i in range(d.d[self.o_ncar + p]):
             car = p * 4 + i
@@ -551,7 +526,7 @@ class Search:
     def features(self, d: Any, p: int) -> list[float]:
         """Seat `p`'s features of state `d` (an engine state of this build), as a list."""
         self._load_layout()
-        self._features(d, p, 1)
+        self._features(d, p)
         return [self.f[i] for i in range(FIXED_FEATURES + d.R.nkinds)]
 
     def heuristic(self, d: Any, p: int) -> float:

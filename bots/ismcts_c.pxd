@@ -3,7 +3,7 @@ cimport cython
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef unsigned long long MASK64
-cdef int FIXED_FEATURES, MAX_FEATURES, DECK_REACH
+cdef int FIXED_FEATURES, MAX_FEATURES
 
 @cython.locals(mean=double)
 cpdef double ucb_value(double reward_sum, int visits, int avail, double c)
@@ -75,7 +75,6 @@ cdef class Search:
     cdef public object _vals
     cdef public double[::1] vals
     cdef public int o_res, o_disp, s_disp_n, s_players, s_turn, s_phase, o_ncar, o_car, o_nxt, o_flip, nfeat
-    cdef public int deck_feat
     cdef public object _w, _f
     cdef public double[::1] w
     cdef public double[::1] f
@@ -105,12 +104,9 @@ cdef class Search:
     @cython.locals(n=int, i=int)
     cpdef set_weights(self, object weights, object rollout_weights=*)
 
-    @cython.locals(k=int, need=int, have=int, covered=int, total=int, x=double, R=CRules)
-    cdef double _contract_reach(self, CState d, int r, int c)
-
     @cython.locals(r=int, k=int, _k=int, i=int, c=int, car=int, card=int, need=int, have=int, covered=int,
                    total=int, best=double, reach=double, x=double, R=CRules)
-    cdef void _features(self, CState d, int p, int full=*)
+    cdef void _features(self, CState d, int p)
 
     @cython.locals(p=int, best=int)
     cpdef double progress(self, CState d)
