@@ -34,6 +34,33 @@ def _mask(word: str) -> str:
     return " or ".join("a spice" if w == "spice" else w for w in word.split("|"))
 
 
+# Steps whose words are a template: (verb, number of arguments) -> text, with {res} the resource
+# ("of it" for the chosen one), {it} the resource ("it" for the chosen one), {n} the second
+# argument and {a0}.. each argument.
+TEMPLATES: dict[tuple[str, int], str] = {
+    ("turn_self", 0): "turn this card over",
+    ("turn_opponents", 0): "the opponents turn their Patriarchs and Matriarchs over",
+    ("patriarchs_front", 0): "every Patriarch goes to the front of its caravan",
+    ("hirte", 0): "every player moves each caravan's front card to the back of another caravan",
+    ("take_discard", 0): "take a card from the discard pile",
+    ("new_caravan", 0): "start a new caravan",
+    ("refresh_display", 0): "replace the face-up contracts",
+    ("remove_this", 0): "you may remove another card of this caravan",
+    ("remove_patriarch", 0): "remove this caravan's Patriarch or Matriarch",
+    ("trade", 0): "pay gold: for each, +2 of a spice or +1 mules",
+    ("set", 2): "set {it} to {n}",
+    ("contracts_wheat", 1): "draw {a0} contracts, fulfil a wheat field among them for free",
+    ("contracts_free", 1): "draw {a0} contracts, fulfil the small and special ones for free",
+    ("opp_set", 2): "every opponent: set {res} to {n}",
+    ("opp_dec_if_ge", 3): "every opponent with {a1} {res} or more: -{a2} {res}",
+    ("if_opp_zero", 1): "then, if an opponent has no {res}:",
+    ("steal", 2): "take {n} {res} from every opponent who has any",
+    ("raise_to_max_opp", 1): "raise {it} to the most any opponent has",
+    ("remove_any", 1): "remove up to {a0} cards of your caravans",
+    ("shuffle", 1): "shuffle the {a0} deck",
+}
+
+
 def step_text(step: str) -> str:
     """One effect step of the card data in words (as written if it is not known here)."""
     w = step.split()
@@ -43,23 +70,13 @@ def step_text(step: str) -> str:
     res = ("of it" if args[0] == "$" else args[0]) if args else ""
     it = "it" if args and args[0] == "$" else res
     n = args[1] if len(args) > 1 else ""
-    simple = {
-        "turn_self": "turn this card over",
-        "turn_opponents": "the opponents turn their Patriarchs and Matriarchs over",
-        "patriarchs_front": "every Patriarch goes to the front of its caravan",
-        "hirte": "every player moves each caravan's front card to the back of another caravan",
-        "take_discard": "take a card from the discard pile",
-        "new_caravan": "start a new caravan", "refresh_display": "replace the face-up contracts",
-        "remove_this": "you may remove another card of this caravan",
-        "remove_patriarch": "remove this caravan's Patriarch or Matriarch",
-        "trade": "pay gold: for each, +2 of a spice or +1 mules",
-    }
-    if verb in simple:
-        return simple[verb]
-    if verb in ("pay", "inc") and len(args) == 2:
-        return ("pay " + _gain("", res, n)) if verb == "pay" else _gain("+", res, n)
-    if verb == "set" and len(args) == 2:
-        return f"set {it} to {n}"
+    template = TEMPLATES.get((verb, len(args)))
+    if template is not None:
+        return template.format(res=res, it=it, n=n, **{f"a{i}": a for i, a in enumerate(args)})
+    if verb in ("pay", "inc", "opp_inc", "opp_dec") and len(args) == 2:
+        sign = {"pay": "", "inc": "+", "opp_inc": "+", "opp_dec": "-"}[verb]
+        who = {"pay": "pay ", "opp_inc": "every opponent: ", "opp_dec": "every opponent: "}.get(verb, "")
+        return who + _gain(sign, res, n)
     if verb == "choose" and args:
         rest = " ".join(args[1:]).replace("min ", "of which you have at least ").replace("not $", "other than that")
         return f"choose {_mask(args[0])}" + (f" {rest}" if rest else "")
@@ -69,28 +86,8 @@ def step_text(step: str) -> str:
         return f"draw {count} from the {args[0]} deck, keep 1{where}"
     if verb == "fulfil" and all(a in FULFIL_FLAGS for a in args):
         return "fulfil a contract" + (f" ({', '.join(FULFIL_FLAGS[a] for a in args)})" if args else "")
-    if verb == "contracts_wheat" and args:
-        return f"draw {args[0]} contracts, fulfil a wheat field among them for free"
-    if verb == "contracts_free" and args:
-        return f"draw {args[0]} contracts, fulfil the small and special ones for free"
-    if verb in ("opp_inc", "opp_dec") and len(args) == 2:
-        return "every opponent: " + _gain("+" if verb == "opp_inc" else "-", res, n)
-    if verb == "opp_set" and len(args) == 2:
-        return f"every opponent: set {res} to {n}"
-    if verb == "opp_dec_if_ge" and len(args) == 3:
-        return f"every opponent with {args[1]} {res} or more: -{args[2]} {res}"
-    if verb == "if_opp_zero" and args:
-        return f"then, if an opponent has no {res}:"
-    if verb == "steal" and len(args) == 2:
-        return f"take {n} {res} from every opponent who has any"
-    if verb == "raise_to_max_opp" and args:
-        return f"raise {it} to the most any opponent has"
-    if verb == "remove_any" and args:
-        return f"remove up to {args[0]} cards of your caravans"
     if verb == "set_distinct" and len(args) == 3:
         return f"set {args[1]} different {_mask(args[0]).replace('a spice', 'spices')} to {args[2]} each"
-    if verb == "shuffle" and args:
-        return f"shuffle the {' '.join(args)} deck"
     return step
 
 
