@@ -175,7 +175,10 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
 
             def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
                 a = table.suggest(st, p, args.level, args.seed + k)
-                return f"{a['decision_text']} (win chance {a.get('win_prob')})"
+                what = words.decision(a.get("decision") or {}, st, p)
+                chance = a.get("win_prob")
+                odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
+                return f"{a['decision_text']}{' (' + what + ')' if what else ''}{odds}"
 
             def describe(d: dict[str, Any], st: dict[str, Any] = state, p: int = player) -> str:
                 return words.decision(d, st, p)

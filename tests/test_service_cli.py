@@ -43,6 +43,8 @@ def test_play_local_scripted() -> None:
     rc = play.play(play_args(), play.LocalTable(), lambda prompt: next(answers), out)
     text = out.getvalue()
     assert rc == 0 and "hint:" in text and "not a legal decision" in text and "bye" in text
+    hint = next(line for line in text.splitlines() if "hint:" in line)
+    assert "%" in hint and ": " in hint.split("hint:")[1]  # the chance in percent, the move in words
     assert "bot 1 (novice)" in text
 
 
