@@ -121,18 +121,21 @@ class CardText:
             steps = actions[slot] if 0 <= slot < len(actions) else None
         if not steps:
             return ""
-        return steps_text(list(steps))
+        return steps_text(steps)
 
     def card(self, slug: str) -> str:
         """A card's English name, its VP and its actions, in one line."""
         card = self.cards.get(slug)
         if card is None:
             return slug
-        acts = [f"{o}: {self.action(slug, o)}" for o in ("a", "b", "part") if self.action(slug, o)]
-        vp = f", {card['vp']} VP" if card.get("vp") else ""
-        if card.get("vp") == "wheat":
-            vp = ", 1 VP per wheat-field contract"
-        return f"{card.get('english') or slug}{vp} ({'; '.join(acts)})"
+        acts = [f"{o}: {what}" for o in ("a", "b", "part") if (what := self.action(slug, o))]
+        vp = card.get("vp")
+        worth = ", 1 VP per wheat-field contract" if vp == "wheat" else f", {vp} VP" if vp else ""
+        return f"{self.name(slug)}{worth} ({'; '.join(acts)})"
+
+    def name(self, slug: str) -> str:
+        """A card's English name (its slug when the data has none)."""
+        return str(self.cards.get(slug, {}).get("english") or slug)
 
     def contract(self, number: int) -> str:
         """`#N: VP, what it costs, the mules it needs, what it pays`."""
@@ -154,7 +157,7 @@ class CardText:
                 return ""
             what = self.action(slug, decision.get("option", ""))
             part = " (parting: leaves the game)" if decision.get("option") == "part" else ""
-            return f"{self.cards.get(slug, {}).get('english') or slug}{part}: {what}" if what else ""
+            return f"{self.name(slug)}{part}: {what}" if what else ""
         if kind in ("keep", "take"):
             return self.card(str(decision.get("card")))
         if kind == "fulfil":
