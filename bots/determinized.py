@@ -20,7 +20,7 @@ from typing import Any
 
 from bots import load_search
 from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
-from bots.ismcts_bot import ISMCTSConfig, analysis_from_stats, make_evaluator, new_search, run_halving
+from bots.ismcts_bot import ISMCTSConfig, analysis_from_stats, make_evaluator, new_search
 
 
 class DeterminizedBot(Bot):
@@ -62,10 +62,7 @@ class DeterminizedBot(Bot):
             ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
             s = new_search(mod, cfg, ev, rng.getrandbits(31), share)
             s.fixed = 1
-            if cfg.halving and share > 0:
-                done += run_halving(s, world, me, share, ev, should_stop)
-            else:
-                done += s.run(world, me, share, deadline, ev, should_stop, None)
+            done += s.run(world, me, share, deadline, ev, should_stop, None)
             for code, v, r, x in s.root_stats():
                 m = merged.setdefault(code, [0, 0.0, 0.0])
                 m[0] += v

@@ -235,7 +235,6 @@ class Search:
         self.macro = 0  # 1: decisions within a turn below the root are the mover's greedy choices
         self.observe = 0  # 1: below the root, children are keyed by what the observer has seen too
         self.tree_depth = 0  # > 0: the tree holds at most this many decisions on a path (then the rollout)
-        self.root_only = -1  # >= 0: every iteration takes this root decision (sequential halving at the root)
         self.scratch: Any = None
 
     def rand(self) -> int:
@@ -720,9 +719,6 @@ class Search:
                     self._ensure_legal_cap(n)
                 for i in range(n):
                     self.legbuf[i] = d.legal_buf[i]
-                if plen == 1 and self.root_only >= 0:
-                    self.legbuf[0] = self.root_only
-                    n = 1
                 key = 0
                 if self.observe and plen > 1 and (self.observe == 1 or d.current_player() == observer):
                     key = self.observation(d, observer)
@@ -768,10 +764,7 @@ class Search:
             while not d.is_terminal():
                 if self.tree_depth and plen > self.tree_depth:
                     break
-                if plen == 1 and self.root_only >= 0:
-                    node = self.step(node, [self.root_only], d.current_player(), 0)
-                else:
-                    node = self.step(node, d.legal_codes(), d.current_player(), 0)
+                node = self.step(node, d.legal_codes(), d.current_player(), 0)
                 plen = self._push_path(plen, node)
                 d.apply_unchecked(tr.move[node])
                 if self.expanded:

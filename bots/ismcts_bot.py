@@ -58,9 +58,6 @@ class ISMCTSConfig:
                                   # slower, BENCHMARKS.md)
     tree_depth: int = 0           # > 0: the tree holds at most this many decisions (turns, with macro)
                                   # on a path; below, the rollout and the evaluation
-    halving: int = 0              # 1: the root's decisions get the iteration budget by sequential halving
-                                  # (rounds of equal shares, the better half by mean reward goes on)
-                                  # instead of UCB; below the root the search is unchanged
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -105,27 +102,6 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
     return s
 
 
-def run_halving(s: Any, st: Any, me: int, iterations: int, ev: Evaluator,
-                should_stop: StopFn | None) -> int:
-    """Sequential halving at the root (Karnin et al. 2013): ceil(log2 k) rounds over the root's k
-    decisions; in each, every decision still in gets an equal share of the budget left for the
-    rounds to come, then the better half by mean reward goes on. The search below the root is the
-    usual one, so the tree grows under every decision tried. Returns the iterations run."""
-    alive = list(st.legal_codes())
-    rounds = max(1, (len(alive) - 1).bit_length())
-    done = 0
-    for r in range(rounds):
-        share = max(1, (iterations - done) // ((rounds - r) * len(alive)))
-        for code in alive:
-            s.root_only = code
-            done += s.run(st, me, share, 0.0, ev, should_stop, None)
-        mean = {c: rw / v for c, v, rw, _ in s.root_stats() if v}
-        alive.sort(key=lambda c: -mean.get(c, 0.0))
-        alive = alive[: (len(alive) + 1) // 2]
-    s.root_only = -1
-    return done
-
-
 class ISMCTSBot(Bot):
     """SO-ISMCTS over determinizations of the hidden decks, from the player to move's information."""
 
@@ -154,10 +130,7 @@ class ISMCTSBot(Bot):
         if progress is not None:
             def cb(done: int) -> None:
                 progress(progress_report(s, st, done, t.ms()))
-        if cfg.halving and iters > 0:
-            n = run_halving(s, st, st.current_player(), iters, ev, should_stop)
-        else:
-            n = s.run(st, st.current_player(), iters, deadline, ev, should_stop, cb)
+        n = s.run(st, st.current_player(), iters, deadline, ev, should_stop, cb)
         self.last_search = s
         return s, int(n), t.ms()
 

@@ -54,7 +54,6 @@ cdef class Search:
     cdef public int macro
     cdef public int observe
     cdef public int tree_depth
-    cdef public int root_only
     cdef public int o_loc, o_known, o_cloc, o_cknown, ncards, ncon, l_std, l_limbo, cl_deck, cl_limbo
     cdef public int s_limbo_src, deck_std, l_spc, s_limbo_n, s_pend, s_decider, o_limbo, deck_con
     cdef public object scratch
