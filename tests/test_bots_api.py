@@ -145,3 +145,25 @@ def test_progress_reports_the_current_best_decision() -> None:
         assert isinstance(report["iterations"], int) and report["iterations"] > 0
         assert report["decision_text"] in legal
         assert isinstance(report["visits"], int) and 0 < report["visits"] <= report["iterations"]
+
+
+def test_the_baseline_splits_its_budget_into_worlds_by_its_size() -> None:
+    """`det` with no `worlds` gives each world about 40 iterations, from 1 to 8 worlds, so a small
+    budget is not spread over worlds too small to search; an explicit `worlds` is kept."""
+    import engine_ext
+    from bots.determinized import DeterminizedBot, worlds_for
+
+    assert [worlds_for(n) for n in (0, 10, 80, 100, 300, 320, 2000)] == [8, 1, 2, 2, 7, 8, 8]
+    game = engine_ext.new_game(2, seed=4)
+
+    def worlds_run(bot: DeterminizedBot, iterations: int) -> tuple[int, int]:
+        reports: list[dict[str, float]] = []
+        an = bot.analyse(game, iterations=iterations, seed=1, progress=reports.append)
+        assert sum(a.visits for a in an.alternatives) == iterations
+        return int(reports[-1]["worlds"]), an.iterations
+
+    assert worlds_run(DeterminizedBot(), 100) == (2, 100)
+    assert worlds_run(DeterminizedBot(), 400) == (8, 400)
+    assert worlds_run(DeterminizedBot(worlds=5), 100) == (5, 100)
+    with pytest.raises(ValueError, match="worlds"):
+        DeterminizedBot(worlds=-1)
