@@ -29,8 +29,10 @@ at the root). Every iteration:
 With `macro` set, the tree branches only on what starts a turn (which card, which of its actions)
 and on every decision at the root: below the root, the decisions within a turn (a resource to
 take, a contract to fulfil...) are the mover's greedy choices, made in the simulation without
-nodes. The tree then reaches whole turns deeper for the same budget. `rollout="turn"` and `macro`
-need Kashgar engine states (other games take the random `depth` decisions).
+nodes. The tree then reaches whole turns deeper for the same budget. With `macro=2` the other
+seats' whole turns below the root are greedy too (the tree holds only the searcher's own turns: a
+greedy model of the opponents). `rollout="turn"` and `macro` need Kashgar engine states (other
+games take the random `depth` decisions).
 
 With `observe` set (Kashgar states only), a node's children below the root are also keyed by what
 the observer has seen at that point (`Search.observation`: where every card and contract is, as far
@@ -232,7 +234,7 @@ class Search:
         self.expanded = 0
         self.fixed = 0  # 1: perfect-information UCT on the root state itself (determinized baseline)
         self.eps = 0.1  # rollout="greedy": the chance of a random decision instead of the greedy one
-        self.macro = 0  # 1: decisions within a turn below the root are the mover's greedy choices
+        self.macro = 0  # 1: decisions within a turn below the root are greedy; 2: other seats' whole turns too
         self.observe = 0  # 1: below the root, children are keyed by what the observer has seen too
         self.tree_depth = 0  # > 0: the tree holds at most this many decisions on a path (then the rollout)
         self.scratch: Any = None
@@ -709,7 +711,8 @@ class Search:
             plen = 1
             while not d.is_terminal():
                 n = d.gen_legal()
-                if self.macro and plen > 1 and d.d[self.s_phase] == 1:
+                if self.macro and plen > 1 and (d.d[self.s_phase] == 1
+                                                 or (self.macro == 2 and d.current_player() != observer)):
                     # within a turn, below the root: the mover's greedy choice, no tree node
                     d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n) if n > 1 else 0])
                     continue

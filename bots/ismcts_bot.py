@@ -50,7 +50,9 @@ class ISMCTSConfig:
     depth: int = 8                # decisions before the evaluation (rollout="eval" or "greedy")
     eps: float = 0.1              # rollout="greedy": chance of a random decision instead of the greedy one
     macro: int = 0                # 1: below the root, decisions within a turn are the mover's greedy
-                                  # choices (the tree branches on turns: which card, which action)
+                                  # choices (the tree branches on turns: which card, which action);
+                                  # 2: also the other seats' whole turns, so below the root the tree
+                                  # holds only the searching player's turns
     observe: int = 0              # 1: below the root, a node's children are also keyed by what the
                                   # searching player has seen there (cards drawn, contracts revealed),
                                   # so the tree's nodes are its information sets; 2: only before its
@@ -94,6 +96,8 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
     s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
                    iterations + 16 if iterations > 0 else 4096)
     s.eps = cfg.eps
+    if cfg.macro not in (0, 1, 2):
+        raise ValueError(f"macro must be 0, 1 or 2, got {cfg.macro!r}")
     s.macro = cfg.macro
     if cfg.observe not in (0, 1, 2):
         raise ValueError(f"observe must be 0, 1 or 2, got {cfg.observe!r}")

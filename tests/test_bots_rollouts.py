@@ -145,6 +145,21 @@ def test_macro_tree_branches_on_turns_below_the_root(interpreted_engine: object,
         assert deep - {core.K_SELECT}  # the plain tree has mid-turn nodes too
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+@pytest.mark.parametrize("macro", [1, 2])
+def test_macro_2_tree_holds_only_the_searchers_turns(compiled: bool, macro: int) -> None:
+    """`macro=2`: below the root the other seats play their whole turns greedily, so every node
+    there is a decision of the searching player (`macro=1` has nodes for every seat's turns)."""
+    st = _midgame(engine_ext.get_engine(compiled), 3, 7)
+    me = st.current_player()  # type: ignore[attr-defined]
+    bot = ISMCTSBot(ISMCTSConfig(iterations=400, macro=macro, rollout="turn", compiled=compiled))
+    a = bot.analyse(st, seed=2)
+    assert a.code in st.legal_codes()  # type: ignore[attr-defined]
+    tr = bot.last_search.tree
+    deep = {tr.player[nd] for nd in range(1, tr.size) if tr.parent[nd] != 0}  # type: ignore[attr-defined]
+    assert (deep == {me}) if macro == 2 else (len(deep) == 3)
+
+
 def _depths(tree: object) -> list[int]:
     tr = tree
     depth = [0] * tr.size  # type: ignore[attr-defined]
