@@ -158,6 +158,8 @@ def test_macro_2_tree_holds_only_the_searchers_turns(compiled: bool, macro: int)
     tr = bot.last_search.tree
     deep = {tr.player[nd] for nd in range(1, tr.size) if tr.parent[nd] != 0}  # type: ignore[attr-defined]
     assert (deep == {me}) if macro == 2 else (len(deep) == 3)
+    with pytest.raises(ValueError, match="macro"):
+        ISMCTSBot(ISMCTSConfig(iterations=10, macro=3, compiled=compiled)).analyse(st, seed=2)
 
 
 def _depths(tree: object) -> list[int]:
