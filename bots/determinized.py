@@ -16,6 +16,7 @@ hidden order to read unless its caller sent one.
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 from bots import load_search
@@ -73,8 +74,6 @@ class DeterminizedBot(Bot):
             share = int(iterations or 0) // worlds + (1 if w < int(iterations or 0) % worlds else 0)
             deadline = 0.0
             if time_ms:
-                import time
-
                 deadline = time.perf_counter() + float(time_ms) / 1000.0 / worlds
             ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
             s = new_search(mod, cfg, ev, rng.getrandbits(31), share)
