@@ -110,18 +110,22 @@ class FittedEvaluator(WeightedEvaluator):
         super().__init__(load_weights(path), scale)
 
 
-class TunedEvaluator(FittedEvaluator):
-    """Weights tuned by play (`kashgar tune-eval`, bots/eval_tuned.json). They were tuned as the
-    weights a one-turn greedy player chooses its moves by, so the search's greedy rollouts and its
-    in-turn choices use them too (the other evaluators roll out with the hand-made heuristic)."""
-
-    def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
-        from bots.features import TUNED_WEIGHTS_FILE
-
-        super().__init__(scale, path or str(TUNED_WEIGHTS_FILE))
+class PlayWeightsEvaluator(WeightedEvaluator):
+    """Weights tuned by play: they were tuned as the weights a player chooses its moves by, so the
+    search's greedy rollouts and its in-turn choices use them too (the other evaluators roll out with
+    the hand-made heuristic). `kashgar tune-eval` gives its search bots weights this way."""
 
     def rollout_weights(self) -> list[float]:
         return self.engine_weights()
+
+
+class TunedEvaluator(PlayWeightsEvaluator):
+    """The weights tuned by play that ship (`kashgar tune-eval`, bots/eval_tuned.json), or `path`'s."""
+
+    def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
+        from bots.features import TUNED_WEIGHTS_FILE, load_weights
+
+        super().__init__(load_weights(path or str(TUNED_WEIGHTS_FILE)), scale)
 
 
 def default_evaluator(st: Any) -> Evaluator:

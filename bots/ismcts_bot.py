@@ -109,9 +109,12 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
 class ISMCTSBot(Bot):
     """SO-ISMCTS over determinizations of the hidden decks, from the player to move's information."""
 
-    def __init__(self, config: ISMCTSConfig | None = None, name: str = "ismcts", **kw: Any) -> None:
+    def __init__(self, config: ISMCTSConfig | None = None, name: str = "ismcts",
+                 leaf_evaluator: Evaluator | None = None, **kw: Any) -> None:
         self.config = (config or ISMCTSConfig()).with_(**kw) if kw else (config or ISMCTSConfig())
         self.name = name
+        # injected: this evaluator (its own scale) instead of the config's `evaluator` and `weights`
+        self.leaf_evaluator = leaf_evaluator
         self.last_search: Any = None
 
     def search(self, st: Any, *, iterations: int | None = None, time_ms: float | None = None,
@@ -126,7 +129,7 @@ class ISMCTSBot(Bot):
         tms = float(time_ms or 0.0)
         if iters <= 0 and tms <= 0:
             iters = 1
-        ev = make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
+        ev = self.leaf_evaluator or make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
         s = new_search(mod, cfg, ev, seed, iters)
         t = Timer()
         deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0

@@ -14,10 +14,12 @@ end-game part `b` of `bots.features`) and `cards`, one multiplier of a per-card 
 fitted weights' card values): tuning 96 card weights one by one needs far more games than a
 multiplier of a table whose shape was fitted on 30,000 positions.
 
-The games are played by the greedy bot (one turn ahead, the evaluation decides everything it
-does), which is cheap (about 0.05 s a game with one determinization) and values the same turn-end
-positions a macro search does. Whether the tuned weights also make the search stronger is for a
-tournament to say (BENCHMARKS.md: they do in the macro search, not in the plain one).
+The games are played by the greedy bot by default (one turn ahead, the evaluation decides
+everything it does), which is cheap (about 0.05 s a game with one determinization) and values the
+same turn-end positions a macro search does. `bot` may instead name a search (any `ismcts:` spec or
+level): both sides then search with the weights at their leaves and in their in-turn and rollout
+choices, so the weights are tuned for the positions a search values, a few turns ahead. Whether
+tuned weights make a stronger bot is for a tournament to say (BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -160,12 +162,28 @@ def spsa(theta0: dict[str, float], play_pairs: PairFn, cfg: SpsaConfig,
 _SETUP: dict[str, Any] = {}
 
 
-def _bot(theta: dict[str, float]) -> Any:
-    from bots.evaluate import WeightedEvaluator
-    from bots.greedy import GreedyBot
+GREEDY = "greedy"  # the default players of the game pairs
 
-    w = weights_of(theta, _SETUP["base"], _SETUP["cards"])
-    return GreedyBot(samples=_SETUP["samples"], evaluator=WeightedEvaluator(w))
+
+def pair_bot(spec: str, weights: Weights, samples: int = 1) -> Any:
+    """A player of the game pairs using `weights`: the greedy bot with `samples` determinizations
+    (`spec` "greedy"), or the search `spec` names (an `ismcts:` spec or a level) with the weights as
+    its evaluation and in-turn policy. ValueError for any other spec."""
+    from bots.evaluate import PlayWeightsEvaluator, WeightedEvaluator
+    from bots.greedy import GreedyBot
+    from bots.levels import make_bot
+
+    if spec == GREEDY:
+        return GreedyBot(samples=samples, evaluator=WeightedEvaluator(weights))
+    bot = make_bot(spec)
+    if not hasattr(bot, "leaf_evaluator"):
+        raise ValueError(f"bot {spec!r}: the game pairs need {GREEDY!r} or a search (ismcts:... or a level)")
+    bot.leaf_evaluator = PlayWeightsEvaluator(weights)
+    return bot
+
+
+def _bot(theta: dict[str, float]) -> Any:
+    return pair_bot(_SETUP["bot"], weights_of(theta, _SETUP["base"], _SETUP["cards"]), _SETUP["samples"])
 
 
 def play_pair(task: tuple[dict[str, float], dict[str, float], int]) -> float:
@@ -183,17 +201,19 @@ def play_pair(task: tuple[dict[str, float], dict[str, float], int]) -> float:
     return r / 2
 
 
-def _init(base: Weights, cards: Weights, samples: int, compiled: bool | None) -> None:
-    _SETUP.update(base=base, cards=cards, samples=samples, compiled=compiled)
+def _init(base: Weights, cards: Weights, samples: int, compiled: bool | None, bot: str) -> None:
+    _SETUP.update(base=base, cards=cards, samples=samples, compiled=compiled, bot=bot)
 
 
 class PairPlayer:
-    """Plays game pairs between weight sets in `workers` processes (greedy bots with `samples`
-    determinizations); usable as `spsa`'s `play_pairs`. Close it (or use `with`)."""
+    """Plays game pairs between weight sets in `workers` processes (`pair_bot(bot, ...)`: greedy bots
+    with `samples` determinizations by default); usable as `spsa`'s `play_pairs`. Close it (or use
+    `with`)."""
 
     def __init__(self, base: Weights, cards: Weights, *, samples: int = 1, workers: int = 1,
-                 compiled: bool | None = None) -> None:
-        args = (base, cards, samples, compiled)
+                 compiled: bool | None = None, bot: str = GREEDY) -> None:
+        pair_bot(bot, base, samples)  # a spec that names no player fails here, not in the workers
+        args = (base, cards, samples, compiled, bot)
         _init(*args)
         self.pool: Any = None
         if workers > 1:
@@ -219,7 +239,8 @@ class PairPlayer:
 
 def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, cards_from: str | None = None,
                  params: Sequence[str] | None = None, samples: int = 1, workers: int = 1,
-                 compiled: bool | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+                 compiled: bool | None = None, log: Callable[[str], None] | None = None,
+                 bot: str = GREEDY) -> dict[str, Any]:
     """Run SPSA from the weights in `start` (default: the hand-made heuristic, card values 0) with
     the card table of `cards_from` (default: the shipped fitted weights) and write the tuned weights
     file (the format `evaluator=fitted,weights=...` reads). Returns the document written."""
@@ -233,14 +254,14 @@ def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, 
                       if k.startswith(CARD_PREFIX)}
     names = expand_params(params or default_params(), [CARD_PREFIX + s for s in engine_kind_slugs()])
     theta0 = theta_of(base, names, start_cards)
-    with PairPlayer(base, table, samples=samples, workers=workers, compiled=compiled) as player:
+    with PairPlayer(base, table, samples=samples, workers=workers, compiled=compiled, bot=bot) as player:
         res = spsa(theta0, player, cfg, log)
     weights = weights_of(res.theta, base, table)
-    doc = {"description": "Kashgar evaluation weights tuned by play (kashgar tune-eval: SPSA, greedy-bot game "
-                          "pairs); value(p) = sum (a + b * t) * feature(p), t = leader's VP / 25.",
+    doc = {"description": f"Kashgar evaluation weights tuned by play (kashgar tune-eval: SPSA, game pairs of "
+                          f"{bot}); value(p) = sum (a + b * t) * feature(p), t = leader's VP / 25.",
            "tuned": {"pairs": res.pairs, "plus_side_score": round(res.score, 4), "theta": res.theta,
                      "start": start or "hand", "cards_from": cards_from or "bots/eval_weights.json",
-                     "config": cfg.__dict__, "samples": samples},
+                     "config": cfg.__dict__, "samples": samples, "bot": bot},
            "weights": {k: [round(a, 6), round(b, 6)] for k, (a, b) in weights.items()}}
     Path(out).write_text(json.dumps(doc, indent=1), encoding="utf-8")
     return doc

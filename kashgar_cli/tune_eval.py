@@ -13,7 +13,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "tune-eval", help="tune the evaluation weights by play (SPSA)",
         description="SPSA, as fishtest tunes engines: each iteration perturbs every weight at once, plays "
-                    "the two weight sets against each other on one deal with seats swapped (greedy bots), "
+                    "the two weight sets against each other on one deal with seats swapped (greedy bots, or "
+                    "the search --bot names), "
                     "and steps towards the side that won. Writes a weights file for "
                     "`evaluator=fitted,weights=FILE`.")
     p.add_argument("-n", "--pairs", type=int, default=4000, help="game pairs (iterations)")
@@ -27,6 +28,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--c-cards", type=float, default=0.25, help="perturbation of the card multiplier")
     p.add_argument("--lr", type=float, default=0.5, help="step: lr * c * result at the start")
     p.add_argument("--samples", type=int, default=1, help="determinizations of the greedy bots")
+    p.add_argument("--bot", default="greedy",
+                   help="who plays the game pairs: greedy (default), or a search (an ismcts: spec or a level) "
+                        "that evaluates and plays its turns by the weights")
     p.add_argument("--batch", type=int, default=16, help="pairs played per weight vector")
     p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
@@ -54,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     params = [p.strip() for p in args.params.split(",") if p.strip()] or None
     try:
         doc = tune_weights(cfg=cfg, out=args.out, start=args.start, cards_from=args.cards_from, params=params,
-                           samples=args.samples, workers=max(1, args.workers), log=log)
+                           samples=args.samples, workers=max(1, args.workers), log=log, bot=args.bot)
     except ValueError as exc:
         print(f"kashgar tune-eval: {exc}", file=sys.stderr)
         return 2

@@ -152,3 +152,42 @@ def test_card_parameters_expand_one_per_card_and_bad_ones_are_named() -> None:
     theta = {"card:bauer.a": 0.3, "vp.b": 0.1}
     w = weights_of(theta, {"card:bauer": (0.0, 0.2)}, {"card:bauer": (9.0, 9.0)})
     assert w["card:bauer"] == (0.3, 0.2) and w["vp"] == (0.0, 0.1)  # no multiplier: the table is unused
+
+
+def test_an_injected_leaf_evaluator_is_the_one_the_search_uses(compiled_engine: Engine) -> None:
+    from bots.evaluate import PlayWeightsEvaluator
+    from bots.levels import make_bot
+
+    st = random_walk(compiled_engine, 2, 11, 60).state
+    spec = "ismcts:iterations=300,macro=1,rollout=turn,eps=0"
+    by_file = make_bot(spec + ",evaluator=tuned").analyse(st, seed=5)
+    injected = make_bot(spec)
+    injected.leaf_evaluator = PlayWeightsEvaluator(load_weights("bots/eval_tuned.json"))
+    same = injected.analyse(st, seed=5)
+    assert [(a.code, a.visits) for a in same.alternatives] == [(a.code, a.visits) for a in by_file.alternatives]
+    injected.leaf_evaluator = PlayWeightsEvaluator(dict(HAND_WEIGHTS))
+    other = injected.analyse(st, seed=5)
+    assert [(a.code, a.visits) for a in other.alternatives] != [(a.code, a.visits) for a in by_file.alternatives]
+
+
+def test_search_game_pairs_tell_a_sensible_weight_set_from_a_blind_one() -> None:
+    from bots.spsa import pair_bot
+
+    params = ["vp.a", "spices.a", "gold.a", "mules.a", "best_contract.a"]
+    hand = theta_of(HAND_WEIGHTS, params)
+    blind = {p: 0.0 for p in params}
+    bot = pair_bot("ismcts:iterations=30,macro=1,rollout=turn", dict(HAND_WEIGHTS))
+    assert bot.leaf_evaluator.weights == dict(HAND_WEIGHTS)
+    assert bot.leaf_evaluator.rollout_weights() == bot.leaf_evaluator.engine_weights()
+    with PairPlayer(dict(HAND_WEIGHTS), {}, workers=1, bot="ismcts:iterations=30,macro=1,rollout=turn") as play:
+        results = play([(hand, blind, s) for s in range(16)])
+    assert sum(results) >= 10, results  # searching a blind evaluation is no match for the heuristic
+
+
+def test_game_pairs_refuse_a_player_that_cannot_take_weights(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    from kashgar_cli.main import main
+
+    assert main(["tune-eval", "-n", "2", "-j", "1", "--out", str(tmp_path / "w.json"), "--bot", "random"]) == 2
+    assert "bot 'random'" in capsys.readouterr().err
+    assert not (tmp_path / "w.json").exists()
