@@ -170,9 +170,17 @@ def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
                 raise CardDataError(f"{where}: unknown fulfil modifier {a!r}")
             flags |= names[a]
         return (C.OP_FULFIL, flags, 0, 0)
-    if op in ("contracts_wheat", "contracts_free"):
+    if op == "contracts_wheat":
         need(1)
-        return (C.OP_CWHEAT if op == "contracts_wheat" else C.OP_CFREE, _amount(args[0], where), 0, 0)
+        return (C.OP_CWHEAT, _amount(args[0], where), 0, 0)
+    if op == "contracts_free":
+        # contracts_free k [n]: draw k, fulfil free up to n of the small and special ones (all without n)
+        if len(args) not in (1, 2):
+            raise CardDataError(f"{where}: 'contracts_free' takes 1 or 2 arguments: {step!r}")
+        most = _amount(args[1], where) if len(args) == 2 else 0
+        if len(args) == 2 and most < 1:
+            raise CardDataError(f"{where}: contracts_free: at most 1..9 contracts, not {args[1]!r}")
+        return (C.OP_CFREE, _amount(args[0], where), most, 0)
     if op in ("opp_inc", "opp_set", "opp_dec", "steal"):
         need(2)
         code = {"opp_inc": C.OP_OPP_INC, "opp_set": C.OP_OPP_SET, "opp_dec": C.OP_OPP_DEC,

@@ -125,6 +125,7 @@ P_TAKE = 10
 P_TRADE_PAY = 11
 P_TRADE = 12
 P_SETDIST = 13
+P_CFREE = 14
 
 PH_SELECT = 0
 PH_EFFECT = 1
@@ -217,15 +218,53 @@ D_SIZE = O_PL + 32
 D_CAP = 1088  # the C array's size in core_c.pxd
 assert D_SIZE <= D_CAP
 
-# derangements of 2, 3 and 4 caravans (the Hirte), as flat tables
-DER_N = [0, 0, 1, 2, 9]
-DER_OFF = [0, 0, 0, 2, 8]
-DER = [
-    1, 0,
-    1, 2, 0, 2, 0, 1,
-    1, 0, 3, 2, 1, 2, 3, 0, 1, 3, 0, 2, 2, 0, 3, 1, 2, 3, 0, 1, 2, 3, 1, 0,
-    3, 0, 1, 2, 3, 2, 0, 1, 3, 2, 1, 0,
-]
+
+def _route_tables() -> tuple:
+    """The Hirte's routes for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
+    front card goes to the back of a different one (several may go to the same caravan, and
+    then the order in which they are appended is chosen). For m caravans, route i is the m moves
+    ROUTE[ROUTE_OFF[m] + (i * m + j) * 2 + (0, 1)] = (source, destination) for j in 0..m-1, as
+    positions among the non-empty caravans, in the order they are made (grouped by destination,
+    ascending). Routes are listed by destination function (lexicographic), then by the orders
+    within each destination (lexicographic): 1, 14 and 225 routes."""
+    counts = [0, 0, 0, 0, 0]
+    offs = [0, 0, 0, 0, 0]
+    flat: list = []
+    for m in range(2, 5):
+        offs[m] = len(flat)
+        funcs: list = [[]]
+        for i in range(m):
+            funcs = [f + [t] for f in funcs for t in range(m) if t != i]
+        for f in funcs:
+            orders: list = [[]]
+            for dst in range(m):
+                group = [s for s in range(m) if f[s] == dst]
+                orders = [o + list(g) for o in orders for g in _permutations(group)]
+            for o in orders:
+                for s in o:
+                    flat.append(s)
+                    flat.append(f[s])
+                counts[m] += 1
+    return counts, offs, flat
+
+
+def _permutations(xs: list) -> list:
+    """The permutations of xs, in lexicographic order of positions."""
+    if len(xs) <= 1:
+        return [list(xs)]
+    out: list = []
+    for i in range(len(xs)):
+        for rest in _permutations(xs[:i] + xs[i + 1:]):
+            out.append([xs[i]] + rest)
+    return out
+
+
+_ROUTES = _route_tables()
+ROUTE_N = _ROUTES[0]
+ROUTE_OFF = _ROUTES[1]
+ROUTE = _ROUTES[2]
+ROUTE_SIZE = 1888  # len(ROUTE): the C array's size in core_c.pxd
+assert len(_ROUTES[2]) == ROUTE_SIZE and _ROUTES[0] == [0, 0, 1, 14, 225]
 
 
 def layout() -> dict:
@@ -863,6 +902,19 @@ class State:
                 if self.R.con_kind[c] == CK_WHEAT:
                     self._emit((K_FULFIL << 8) | c)
             self._emit(K_SKIP << 8)
+        elif pend == P_CFREE:
+            # the contracts to fulfil free among those drawn (not large ones), one at a time in
+            # increasing contract order, never into a dead end: S_N picks are left, S_LAST was the last
+            k = self._cfree_count(self.d[S_LAST])
+            if k > self.d[S_N]:
+                k = self.d[S_N]
+            if k <= 0:
+                self._emit(K_SKIP << 8)  # nothing left to pick (only in a state sampled for another player)
+            else:
+                for i in range(self.d[S_LIMBO_N]):
+                    c = self.d[O_LIMBO + i]
+                    if self.R.con_kind[c] != CK_LARGE and c > self.d[S_LAST] and self._cfree_count(c) >= k - 1:
+                        self._emit((K_FULFIL << 8) | c)
         elif pend == P_ZIMT:
             # one spice per cinnamon unit, in non-decreasing order, never into a dead end
             k = self.d[S_N]
@@ -891,7 +943,7 @@ class State:
             self._emit(K_SKIP << 8)
         elif pend == P_ROUTE:
             m = self._nonempty(p)
-            for i in range(DER_N[m]):
+            for i in range(ROUTE_N[m]):
                 self._emit((K_ROUTE << 8) | i)
         elif pend == P_TAKE:
             seen = 0
@@ -922,6 +974,18 @@ class State:
         """What spice r can still give towards the Zimtfürst's cinnamon (the rest of the
         contract's cost is already paid)."""
         return self.d[O_RES + p * 7 + r]
+
+    def _cfree_count(self, after: cython.int) -> cython.int:
+        """How many drawn contracts (in limbo) above number `after` could be fulfilled free
+        (all but the large ones)."""
+        i: cython.int
+        c: cython.int
+        m: cython.int = 0
+        for i in range(self.d[S_LIMBO_N]):
+            c = self.d[O_LIMBO + i]
+            if self.R.con_kind[c] != CK_LARGE and c > after:
+                m += 1
+        return m
 
     def _nonempty(self, p: cython.int) -> cython.int:
         c: cython.int
@@ -1017,6 +1081,21 @@ class State:
                     self._take_contract(p, card, False)
                 else:
                     self._contract_under(card, 1 << p)
+            self.d[S_LIMBO_N] = 0
+            self.d[S_PC] += 1
+        elif pend == P_CFREE:
+            if kind == K_FULFIL:
+                for i in range(self.d[S_LIMBO_N]):
+                    if self.d[O_LIMBO + i] == arg:
+                        self._limbo_remove_at(i)
+                        break
+                self._take_contract(p, arg, False)
+                self.d[S_LAST] = arg
+                self.d[S_N] -= 1
+                if self.d[S_N] > 0 and self._cfree_count(arg) > 0:
+                    return
+            for i in range(self.d[S_LIMBO_N]):
+                self._contract_under(self.d[O_LIMBO + i], 1 << p)
             self.d[S_LIMBO_N] = 0
             self.d[S_PC] += 1
         elif pend == P_REMOVE or pend == P_REMOVE_PAT:
@@ -1128,13 +1207,18 @@ class State:
         self._refill_display()
 
     def _route(self, p: cython.int, idx: cython.int) -> None:
-        """The Hirte: move the front card of each non-empty caravan of p to the back of
-        caravan DER[idx] (a derangement over p's non-empty caravans)."""
+        """The Hirte: the front card of each non-empty caravan of p goes to the back of a
+        different non-empty caravan of p, by route `idx` of ROUTE (several may go to the same
+        caravan, appended in the route's order). Every front is taken first, so moving them
+        one after another or all at once is the same."""
         cars: cython.int[4]
         fronts: cython.int[4]
         m: cython.int = 0
         c: cython.int
         i: cython.int
+        j: cython.int
+        src: cython.int
+        dst: cython.int
         if not cython.compiled:
             cars = [0, 0, 0, 0]
             fronts = [0, 0, 0, 0]
@@ -1145,9 +1229,12 @@ class State:
         for i in range(m):
             fronts[i] = self._front(cars[i])
             self._unlink(cars[i], fronts[i])
+        j = ROUTE_OFF[m] + idx * m * 2
         for i in range(m):
-            self._relink_back(cars[DER[DER_OFF[m] + idx * m + i]], fronts[i])
-            self.d[O_LOC + fronts[i]] = cars[DER[DER_OFF[m] + idx * m + i]]
+            src = ROUTE[j + i * 2]
+            dst = ROUTE[j + i * 2 + 1]
+            self._relink_back(cars[dst], fronts[src])
+            self.d[O_LOC + fronts[src]] = cars[dst]
 
     def _next_router(self) -> cython.bint:
         """Move the Hirte on to the next player who has to route; False when all are done."""
@@ -1246,6 +1333,12 @@ class State:
                     if m:
                         self.d[S_PEND] = P_WHEAT
                         return
+                if op == OP_CFREE and b > 0 and self._cfree_count(-1) > b:
+                    # more free contracts than may be taken (b): the player picks b of them
+                    self.d[S_N] = b
+                    self.d[S_LAST] = -1
+                    self.d[S_PEND] = P_CFREE
+                    return
                 for i in range(self.d[S_LIMBO_N]):
                     card = self.d[O_LIMBO + i]
                     if op == OP_CFREE and self.R.con_kind[card] != CK_LARGE:

@@ -84,6 +84,7 @@ cdef int P_TAKE
 cdef int P_TRADE_PAY
 cdef int P_TRADE
 cdef int P_SETDIST
+cdef int P_CFREE
 cdef int PH_SELECT
 cdef int PH_EFFECT
 cdef int PH_OVER
@@ -164,9 +165,9 @@ cdef int PL_NBAUER
 cdef int PL_LAST
 cdef int PL_VPC
 cdef int D_SIZE
-cdef int DER_N[5]
-cdef int DER_OFF[5]
-cdef int DER[44]
+cdef int ROUTE_N[5]
+cdef int ROUTE_OFF[5]
+cdef int ROUTE[1888]
 
 
 cdef class Rules:
@@ -247,6 +248,7 @@ cdef class State:
     cdef void _emit(self, int code)
     cpdef int gen_legal(self)
     cdef int _zimt_surplus(self, int p, int r)
+    cdef int _cfree_count(self, int after)
     cdef int _nonempty(self, int p)
     cpdef bint is_legal(self, int code)
     cpdef apply(self, int code)

@@ -3,6 +3,7 @@ that round-trips. Inside the core a decision is an int code `kind << 8 | arg`.""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,10 +33,15 @@ class DecisionError(ValueError):
 class Decision:
     """One atomic choice. `kind` is one of KIND_NAMES' values; `args` its arguments:
     select (caravan, option), choose (resource), keep/take (card slug), fulfil (contract
-    number), remove (caravan, position), pay (amount), route (destination caravans), skip ()."""
+    number), remove (caravan, position), pay (amount), skip (), route ((destination caravans),
+    (order)): `order` is () or the source caravans in the order their front cards are moved,
+    kept canonical (see `route_args`). A route made with flat args, (destinations...), has no order."""
 
     kind: str
     args: tuple[Any, ...] = ()
+    # a route's `order` as it was written (text or JSON), before it was made canonical: not part of
+    # the value (equality, hash, repr), only checked against the state's caravans by to_code
+    given_order: tuple[int, ...] = dataclasses.field(default=(), compare=False)
 
     # ---- text ---------------------------------------------------------------------
     def __str__(self) -> str:
@@ -45,7 +51,9 @@ class Decision:
         if k == "remove":
             return f"remove c{a[0]} {a[1]}"
         if k == "route":
-            return "route " + " ".join(str(x) for x in a)
+            to, order = _route_parts(a)
+            text = "route " + " ".join(str(x) for x in to)
+            return text + (" order " + " ".join(str(x) for x in order) if order else "")
         if k == "skip":
             return "skip"
         return f"{k} {a[0]}"
@@ -64,9 +72,16 @@ class Decision:
         m = re.fullmatch(r"remove c(\d) (\d+)", t)
         if m:
             return cls("remove", (int(m.group(1)), int(m.group(2))))
-        m = re.fullmatch(r"route((?: \d)+)", t)
+        m = re.fullmatch(r"route((?: \d)+)(?: order(.*))?", t)
         if m:
-            return cls("route", tuple(int(x) for x in m.group(1).split()))
+            to = [int(x) for x in m.group(1).split()]
+            if m.group(2) is None:
+                return cls("route", route_args(to, None))
+            words = m.group(2).split()
+            if not m.group(2).startswith(" ") or not all(re.fullmatch(r"\d", w) for w in words):
+                raise DecisionError(f"'order' must list caravan indices: {text!r}", "/order")
+            given = tuple(int(w) for w in words)
+            return cls("route", route_args(to, given), given)
         m = re.fullmatch(r"(choose|keep|take) ([a-z_]+)", t)
         if m:
             if m.group(1) == "choose" and m.group(2) not in RES_INDEX:
@@ -93,7 +108,11 @@ class Decision:
         if k == "pay":
             return {"kind": k, "amount": a[0]}
         if k == "route":
-            return {"kind": k, "to": list(a)}
+            to, order = _route_parts(a)
+            out: dict[str, Any] = {"kind": k, "to": list(to)}
+            if order:
+                out["order"] = list(order)
+            return out
         return {"kind": k}
 
     @classmethod
@@ -138,7 +157,11 @@ class Decision:
             to = obj.get("to")
             if not isinstance(to, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in to):
                 raise DecisionError("'to' must be a list of caravan indices", "/to")
-            return cls(kind, tuple(to))
+            order = obj.get("order")
+            if order is not None and (not isinstance(order, list)
+                                      or not all(isinstance(x, int) and not isinstance(x, bool) for x in order)):
+                raise DecisionError("'order' must be a list of caravan indices", "/order")
+            return cls(kind, route_args(to, order), tuple(order or ()))
         return cls(kind)
 
     # ---- codes ------------------------------------------------------------------------
@@ -158,7 +181,7 @@ class Decision:
         if kind == L.K_PAY:
             return cls("pay", (arg,))
         if kind == L.K_ROUTE:
-            return cls("route", tuple(route_targets(state, arg)))
+            return cls("route", route_form(state, arg))
         if kind == L.K_SKIP:
             return cls("skip")
         raise DecisionError(f"unknown decision code {code}")
@@ -189,19 +212,75 @@ class Decision:
                 raise DecisionError("amount out of 1..9", "/amount")
             return L.K_PAY << 8 | a[0]
         if k == "route":
+            to, order = _route_parts(a)
+            if order or self.given_order:
+                sources = route_sources(state)
+                for given in (order, self.given_order):
+                    if given and sorted(given) != sources:
+                        raise DecisionError(f"'order' must list each source caravan {sources} once: "
+                                            f"{list(given)}", "/order")
+                if order:
+                    order = route_args(to, order)[1]  # canonical (it is, unless the args were made by hand)
             for code in state.legal_codes():
-                if code >> 8 == L.K_ROUTE and tuple(route_targets(state, code & 255)) == tuple(a):
+                if code >> 8 == L.K_ROUTE and route_form(state, code & 255) == (to, order):
                     return int(code)
-            raise DecisionError(f"not a legal route: {list(a)}", "/to")
+            raise DecisionError(f"not a legal route: {list(to)}", "/to")
         return L.K_SKIP << 8
 
 
-def route_targets(state: State, index: int) -> list[int]:
-    """The destination caravan of each non-empty caravan's front card for the Hirte's
-    derangement `index` of the deciding player."""
+def _route_parts(args: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(destinations, order) of a route's args: ((to...), (order...)), or flat (to...)."""
+    if len(args) == 2 and isinstance(args[0], tuple):
+        return tuple(args[0]), tuple(args[1])
+    return tuple(args), ()
+
+
+def route_args(to: Any, order: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The canonical args of a route: `to` the destination caravan of each non-empty caravan's
+    front card (in caravan order), `order` None or the source caravans in the order their front
+    cards are moved. Only the order within each destination matters: the canonical order lists the
+    sources grouped by destination ascending, each group in the order given, and is () when every
+    group is in ascending caravan order (cards sharing a destination go in caravan order). An order
+    that is not a permutation of len(to) distinct caravans 0..3 is a DecisionError on /order; that
+    they are the deciding player's non-empty caravans is checked against the state (to_code)."""
+    to = tuple(int(x) for x in to)
+    if order is None:
+        return to, ()
+    order = tuple(order)
+    if len(order) != len(to) or len(set(order)) != len(order) or not all(0 <= x < 4 for x in order):
+        raise DecisionError(f"'order' must list each of the {len(to)} source caravans once: {list(order)}",
+                            "/order")
+    sources = sorted(order)  # the non-empty caravans, as `to` lists them
+    dest = {s: to[i] for i, s in enumerate(sources)}
+    grouped = tuple(s for d in sorted(set(to)) for s in order if dest[s] == d)
+    ascending = all(a < b for a, b in zip(grouped, grouped[1:], strict=False) if dest[a] == dest[b])
+    return to, () if ascending else grouped
+
+
+def route_sources(state: State) -> list[int]:
+    """The deciding player's non-empty caravans (the Hirte's sources), in caravan order."""
     p = state.current_player()
     d = state.export()
-    cars = [c for c in range(d[L.O_NCAR + p]) if d[L.O_CAR + (p * 4 + c) * 3 + 2] > 0]
+    return [c for c in range(d[L.O_NCAR + p]) if d[L.O_CAR + (p * 4 + c) * 3 + 2] > 0]
+
+
+def route_moves(state: State, index: int) -> list[tuple[int, int]]:
+    """The moves of the Hirte's route `index` for the deciding player: (source caravan,
+    destination caravan) of each front card, in the order they are made."""
+    cars = route_sources(state)
     m = len(cars)
-    off = L.DER_OFF[m]
-    return [cars[L.DER[off + index * m + i]] for i in range(m)]
+    off = L.ROUTE_OFF[m] + index * m * 2
+    return [(cars[L.ROUTE[off + 2 * i]], cars[L.ROUTE[off + 2 * i + 1]]) for i in range(m)]
+
+
+def route_form(state: State, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The canonical args (destinations, order) of the Hirte's route `index` (see `route_args`)."""
+    moves = route_moves(state, index)
+    dest = dict(moves)
+    return route_args([dest[c] for c in sorted(dest)], [s for s, _ in moves])
+
+
+def route_targets(state: State, index: int) -> list[int]:
+    """The destination caravan of each non-empty caravan's front card for the Hirte's route
+    `index` of the deciding player, in caravan order."""
+    return list(route_form(state, index)[0])

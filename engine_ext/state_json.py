@@ -26,7 +26,8 @@ DECK_NAMES = ("standard", "special", "contract")
 WAIT_NAMES = {L.P_CHOOSE: "choose", L.P_KEEP: "keep", L.P_FULFIL: "fulfil", L.P_WHEAT: "wheat",
               L.P_ZIMT: "zimt", L.P_REMOVE: "remove", L.P_REMOVE_ANY: "remove_any",
               L.P_REMOVE_PAT: "remove_patriarch", L.P_ROUTE: "route", L.P_TAKE: "take",
-              L.P_TRADE_PAY: "trade_pay", L.P_TRADE: "trade", L.P_SETDIST: "set_distinct"}
+              L.P_TRADE_PAY: "trade_pay", L.P_TRADE: "trade", L.P_SETDIST: "set_distinct",
+              L.P_CFREE: "contracts_free"}
 WAIT_CODES = {v: k for k, v in WAIT_NAMES.items()}
 SLOT_NAMES = ("a", "b", "part")
 

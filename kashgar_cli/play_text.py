@@ -41,7 +41,8 @@ TEMPLATES: dict[tuple[str, int], str] = {
     ("turn_self", 0): "turn this card over",
     ("turn_opponents", 0): "the opponents turn their Patriarchs and Matriarchs over",
     ("patriarchs_front", 0): "every Patriarch goes to the front of its caravan",
-    ("hirte", 0): "every player moves each caravan's front card to the back of another caravan",
+    ("hirte", 0): "every player moves each caravan's front card to the back of another of their caravans "
+                  "(several may go to the same one)",
     ("take_discard", 0): "take a card from the discard pile",
     ("new_caravan", 0): "start a new caravan",
     ("refresh_display", 0): "replace the face-up contracts",
@@ -51,6 +52,7 @@ TEMPLATES: dict[tuple[str, int], str] = {
     ("set", 2): "set {it} to {n}",
     ("contracts_wheat", 1): "draw {a0} contracts, fulfil a wheat field among them for free",
     ("contracts_free", 1): "draw {a0} contracts, fulfil the small and special ones for free",
+    ("contracts_free", 2): "draw {a0} contracts, fulfil up to {a1} small or special ones among them for free",
     ("opp_set", 2): "every opponent: set {res} to {n}",
     ("opp_dec_if_ge", 3): "every opponent with {a1} {res} or more: -{a2} {res}",
     ("if_opp_zero", 1): "then, if an opponent has no {res}:",

@@ -258,7 +258,7 @@ def test_part_fulfils_free_small_face_up(engine: Any, card: str) -> None:
 
 
 def _finish_fulfils(g: Any) -> None:
-    """Hufschmied fulfils every small/special one; if the engine asks, answer each fulfil."""
+    """Hufschmied fulfils up to 2 small/special ones; if the engine asks, answer each fulfil."""
     while True:
         fulfils = sorted(options(g, "fulfil "))
         if not fulfils or g.to_json()["pending"] is None:
@@ -291,6 +291,95 @@ def test_hufschmied_a_fulfils_small_and_special_free(engine: Any) -> None:
 
 def legal_or_empty(g: Any) -> set[str]:
     return set(options(g, ""))
+
+
+# Seed 004, line 89: "Farrier, Guild Lord: Draw 3 Orders; fulfill up to 2 for free, return others
+# under deck." With 3 small or special contracts drawn, the player chooses the 2 to fulfil (one at a
+# time, in increasing contract number); with 2 or fewer, all are taken without a question.
+
+
+@pytest.mark.parametrize("picks,returned", [(["fulfil 3", "fulfil 9"], 12), (["fulfil 3", "fulfil 12"], 9),
+                                            (["fulfil 9"], 3)])
+def test_hufschmied_a_three_small_drawn_fulfils_the_two_chosen(engine: Any, picks: list[str], returned: int) -> None:
+    """Drawn: small 3, 12 and 9. The player is asked, fulfils the 2 chosen free (2 picks; after
+    `fulfil 9` only 12 is left above it, so that pick is made for them), the third goes under the
+    Contract deck with the display untouched."""
+    start = resources_dict(0, mules=2)
+    g = engine.from_json(solo("hufschmied", rest=("korbmacher",), res0=start, display=[1, 17, 29, 37],
+                              contract_top=[3, 12, 9, 5]))
+    n_deck = len(deck(g.to_json(), "contract"))
+    play(g, "c0:a")
+    doc = g.to_json()
+    assert doc["pending"]["wait"] == "contracts_free"
+    assert doc["pending"]["drawn"] == [3, 12, 9]
+    assert set(legal_or_empty(g)) == {"fulfil 3", "fulfil 9"}  # in increasing order: 12 cannot come first
+    play(g, picks[0])
+    if len(picks) > 1:
+        assert set(legal_or_empty(g)) == {"fulfil 9", "fulfil 12"}
+        play(g, picks[1])
+    doc = g.to_json()
+    chosen = sorted({3, 9, 12} - {returned})
+    assert doc["seats"][0]["contracts"] == chosen
+    assert res(g, 0) == {**start, "mules": 1}
+    assert doc["display"] == [1, 17, 29, 37]
+    contract_deck = deck(doc, "contract")
+    assert len(contract_deck) == n_deck - 2
+    assert contract_deck[0] == 5 and contract_deck[-1] == returned
+    assert g.vp(0) == sum(CONTRACTS[n].vp for n in chosen) + 1  # and the Hufschmied itself
+    assert caravans(g, 0)[0] == ["korbmacher", "hufschmied"]
+    assert_turn_over(g, 1)
+
+
+def test_hufschmied_a_two_small_and_a_large_are_taken_without_a_question(engine: Any) -> None:
+    """Drawn: small 3, large 21, small 12: both small ones fulfilled free at once, 21 under the deck."""
+    start = resources_dict(0, mules=2)
+    g = engine.from_json(solo("hufschmied", rest=("korbmacher",), res0=start, contract_top=[3, 21, 12, 5]))
+    play(g, "c0:a")
+    doc = g.to_json()
+    assert doc["seats"][0]["contracts"] == [3, 12]
+    assert deck(doc, "contract")[-1] == 21
+    assert_turn_over(g, 1)
+
+
+def test_hufschmied_a_three_eligible_with_wheat_and_special(engine: Any) -> None:
+    """Drawn: wheat field 30, special 37, small 9: any 2 of them; the wheat field counts for the Bauer
+    and the special one pays nothing."""
+    start = resources_dict(0, mules=1)
+    g = engine.from_json(solo("hufschmied", rest=("bauer",), res0=start, contract_top=[30, 37, 9, 5]))
+    vp0 = g.vp(0)
+    play(g, "c0:a")
+    assert set(legal_or_empty(g)) == {"fulfil 9", "fulfil 30"}
+    play(g, "fulfil 9", "fulfil 30")
+    assert g.to_json()["seats"][0]["contracts"] == [9, 30]
+    assert deck(g.to_json(), "contract")[-1] == 37
+    assert res(g, 0) == {**start, "mules": 0}
+    assert g.vp(0) == vp0 + 3 + 1 + 1  # small 9, wheat field 30, the Bauer grows by 1
+    assert_turn_over(g, 1)
+
+
+@pytest.mark.parametrize("picked", [[], ["fulfil 3"]])
+def test_hufschmied_choice_pending_survives_json(engine: Any, picked: list[str]) -> None:
+    """Mid-decision (no pick yet, or one made) the state reads back as itself, and the same
+    decisions then end the same; the other player's view (drawn contracts hidden) loads too."""
+    start = resources_dict(0, mules=2)
+    g = engine.from_json(solo("hufschmied", rest=("korbmacher",), res0=start, contract_top=[3, 12, 9, 5]))
+    play(g, "c0:a", *picked)
+    doc = g.to_json()
+    assert doc["pending"]["wait"] == "contracts_free"
+    assert doc["pending"]["drawn"] == [n for n in (3, 12, 9) if f"fulfil {n}" not in picked]
+    g2 = engine.from_json(doc)
+    assert g2.to_json() == doc
+    assert g2.legal_codes() == g.legal_codes()
+    assert engine.from_json(g.view(0)).view(0) == g.view(0)
+    other = g.view(1)
+    assert other["pending"]["drawn"] == {"count": len(doc["pending"]["drawn"])}
+    assert engine.from_json(other).legal_codes()
+    for game in (g, g2):
+        play(game, *["fulfil 3", "fulfil 12"][len(picked):])
+        assert_turn_over(game, 1)
+    assert g2.to_json() == g.to_json()
+    assert g.to_json()["seats"][0]["contracts"] == [3, 12]
+    assert deck(g.to_json(), "contract")[-1] == 9
 
 
 def test_hufschmied_a_needs_a_mule(engine: Any) -> None:

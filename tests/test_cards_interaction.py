@@ -252,12 +252,15 @@ def test_hirte_a_every_player_routes_front_cards(engine: Any) -> None:
                               others=tuple(tuple(c) for c in mine[1:])))
     play(g, "c0:a")
     assert current_player(g) == 0
-    assert options(g, "route ") == {"route 1 2 0", "route 2 0 1"}
+    # 3 caravans: 8 ways to send each front to a different caravan, 6 of them send two fronts to the
+    # same caravan (in either order): 14 routes, the 2 rotations among them (seed 000, line 207)
+    assert len(options(g, "route ")) == 14
+    assert {"route 1 2 0", "route 2 0 1"} <= options(g, "route ")
     play(g, "route 1 2 0")
     # caravan 0 was [bauer, recke, hirte] after the Hirte moved back
     assert caravans(g, 0) == [["recke", "hirte", "schmied"], ["zuechter", "bauer"], ["adelige", "hoeker"]]
     assert current_player(g) == 1
-    assert options(g, "route ") == {"route 1 2 0", "route 2 0 1"}
+    assert len(options(g, "route ")) == 14
     play(g, "route 2 0 1")
     assert caravans(g, 1) == [["korbmacher", "patriarch"], ["marktfrau", "patriarch"],
                               ["pflanzerin", "patriarch"]]
@@ -311,17 +314,21 @@ def test_hirte_a_two_caravans_swap_and_order_of_players(engine: Any) -> None:
     assert_turn_over(g, 2)
 
 
-def test_hirte_a_four_caravans_every_derangement(engine: Any) -> None:
-    """With 4 caravans each gives to a different one and each receives one: the 9 derangements."""
+def test_hirte_a_four_caravans_every_route(engine: Any) -> None:
+    """With 4 caravans each gives to a different one (3^4 = 81 ways), several may go to the same
+    one, in an order of the player's choosing: 225 routes, the 9 derangements among them."""
     mine = [["hirte", "bauer"], ["hoeker", "zuechter"], ["schmied", "adelige"], ["patriarch", "recke"]]
     g = engine.from_json(make_state(caravans=[mine], spare_patriarch=False))
     play(g, "c0:a")
     routes = options(g, "route ")
-    assert len(routes) == 9
+    assert len(routes) == 225
+    targets = set()
     for r in routes:
-        to = [int(x) for x in r.split()[1:]]
-        assert sorted(to) == [0, 1, 2, 3]
+        to = [int(x) for x in r.split(" order")[0].split()[1:]]
         assert all(t != i for i, t in enumerate(to))
+        targets.add(tuple(to))
+    assert len(targets) == 81
+    assert len([t for t in targets if sorted(t) == [0, 1, 2, 3]]) == 9
     play(g, "route 1 0 3 2")
     assert caravans(g, 0) == [["hirte", "hoeker"], ["zuechter", "bauer"], ["adelige", "patriarch"],
                               ["recke", "schmied"]]

@@ -170,18 +170,31 @@ def test_haendlertochter_example(engine: Any) -> None:
 
 
 def test_hirte_example(engine: Any) -> None:
-    """Every caravan gives its front card to the back of a different caravan and receives one."""
+    """Every caravan gives its front card to the back of a different caravan; the order is the
+    player's, and a caravan may get 2 cards at its back (so another gets none)."""
     mine = [["bauer", "recke", "hoeker"], ["zuechter", "schmied"]]
     opp = [["patriarch", "korbmacher"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
     g = engine.from_json(solo("hirte", rest=("adelige",), others=mine, caravans=[None, opp]))
     play(g, "c0:a")
     # caravan 0 is [adelige, hirte]
-    assert options(g, "route ") == {"route 1 2 0", "route 2 0 1"}
+    assert {"route 1 2 0", "route 2 0 1", "route 1 0 0", "route 1 0 0 order 2 1 0"} <= options(g, "route ")
     play(g, "route 2 0 1")
     assert caravans(g, 0) == [["hirte", "bauer"], ["recke", "hoeker", "zuechter"], ["schmied", "adelige"]]
     assert current_player(g) == 1
     play(g, "route 1 2 0")
     assert_turn_over(g, 1)
+
+
+def test_hirte_example_two_cards_placed_in_one_caravan(engine: Any) -> None:
+    """"It is possible that in a caravan 2 cards are placed at the back": the fronts of caravans 1
+    and 2 both go to caravan 0, in the order the player moves them; caravan 0's goes to caravan 1."""
+    mine = [["bauer", "recke", "hoeker"], ["zuechter", "schmied"]]
+    opp = [["patriarch", "korbmacher"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
+    for route, back in (("route 1 0 0", ["bauer", "zuechter"]), ("route 1 0 0 order 2 1 0", ["zuechter", "bauer"])):
+        g = engine.from_json(solo("hirte", rest=("adelige",), others=mine, caravans=[None, opp]))
+        play(g, "c0:a", route)
+        assert caravans(g, 0) == [["hirte", *back], ["recke", "hoeker", "adelige"], ["schmied"]]
+        assert current_player(g) == 1
 
 
 def test_hoeker_example(engine: Any) -> None:
