@@ -9,6 +9,8 @@ data file by `engine_ext.carddata` into the `Rules` tables, and run by the small
 needs a choice stops the interpreter with a pending decision (`P_*`) until `apply` gets it.
 """
 
+import itertools
+
 import cython
 
 MASK64 = (1 << 64) - 1
@@ -239,24 +241,13 @@ def _route_tables() -> tuple:
             orders: list = [[]]
             for dst in range(m):
                 group = [s for s in range(m) if f[s] == dst]
-                orders = [o + list(g) for o in orders for g in _permutations(group)]
+                orders = [o + list(g) for o in orders for g in itertools.permutations(group)]
             for o in orders:
                 for s in o:
                     flat.append(s)
                     flat.append(f[s])
                 counts[m] += 1
     return counts, offs, flat
-
-
-def _permutations(xs: list) -> list:
-    """The permutations of xs, in lexicographic order of positions."""
-    if len(xs) <= 1:
-        return [list(xs)]
-    out: list = []
-    for i in range(len(xs)):
-        for rest in _permutations(xs[:i] + xs[i + 1:]):
-            out.append([xs[i]] + rest)
-    return out
 
 
 _ROUTES = _route_tables()

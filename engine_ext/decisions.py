@@ -279,8 +279,3 @@ def route_form(state: State, index: int) -> tuple[tuple[int, ...], tuple[int, ..
     dest = dict(moves)
     return route_args([dest[c] for c in sorted(dest)], [s for s, _ in moves])
 
-
-def route_targets(state: State, index: int) -> list[int]:
-    """The destination caravan of each non-empty caravan's front card for the Hirte's route
-    `index` of the deciding player, in caravan order."""
-    return list(route_form(state, index)[0])
