@@ -171,12 +171,13 @@ def pair_bot(spec: str, weights: Weights, samples: int = 1) -> Any:
     its evaluation and in-turn policy. ValueError for any other spec."""
     from bots.evaluate import PlayWeightsEvaluator, WeightedEvaluator
     from bots.greedy import GreedyBot
+    from bots.ismcts_bot import ISMCTSBot
     from bots.levels import make_bot
 
     if spec == GREEDY:
         return GreedyBot(samples=samples, evaluator=WeightedEvaluator(weights))
     bot = make_bot(spec)
-    if not hasattr(bot, "leaf_evaluator"):
+    if not isinstance(bot, ISMCTSBot):
         raise ValueError(f"bot {spec!r}: the game pairs need {GREEDY!r} or a search (ismcts:... or a level)")
     bot.leaf_evaluator = PlayWeightsEvaluator(weights)
     return bot

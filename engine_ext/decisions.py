@@ -213,8 +213,8 @@ class Decision:
             return L.K_PAY << 8 | a[0]
         if k == "route":
             to, order = _route_parts(a)
+            sources = route_sources(state)
             if order or self.given_order:
-                sources = route_sources(state)
                 for given in (order, self.given_order):
                     if given and sorted(given) != sources:
                         raise DecisionError(f"'order' must list each source caravan {sources} once: "
@@ -222,7 +222,7 @@ class Decision:
                 if order:
                     order = route_args(to, order)[1]  # canonical (it is, unless the args were made by hand)
             for code in state.legal_codes():
-                if code >> 8 == L.K_ROUTE and route_form(state, code & 255) == (to, order):
+                if code >> 8 == L.K_ROUTE and _form_of(route_moves(sources, code & 255)) == (to, order):
                     return int(code)
             raise DecisionError(f"not a legal route: {list(to)}", "/to")
         return L.K_SKIP << 8
@@ -264,18 +264,21 @@ def route_sources(state: State) -> list[int]:
     return [c for c in range(d[L.O_NCAR + p]) if d[L.O_CAR + (p * 4 + c) * 3 + 2] > 0]
 
 
-def route_moves(state: State, index: int) -> list[tuple[int, int]]:
-    """The moves of the Hirte's route `index` for the deciding player: (source caravan,
-    destination caravan) of each front card, in the order they are made."""
-    cars = route_sources(state)
+def route_moves(cars: list[int], index: int) -> list[tuple[int, int]]:
+    """The moves of the Hirte's route `index` over the non-empty caravans `cars` (`route_sources`):
+    (source caravan, destination caravan) of each front card, in the order they are made."""
     m = len(cars)
     off = L.ROUTE_OFF[m] + index * m * 2
     return [(cars[L.ROUTE[off + 2 * i]], cars[L.ROUTE[off + 2 * i + 1]]) for i in range(m)]
 
 
-def route_form(state: State, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The canonical args (destinations, order) of the Hirte's route `index` (see `route_args`)."""
-    moves = route_moves(state, index)
+def _form_of(moves: list[tuple[int, int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The canonical args (destinations, order) of a route's moves (see `route_args`)."""
     dest = dict(moves)
     return route_args([dest[c] for c in sorted(dest)], [s for s, _ in moves])
+
+
+def route_form(state: State, index: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The canonical args (destinations, order) of the Hirte's route `index` for the deciding player."""
+    return _form_of(route_moves(route_sources(state), index))
 
