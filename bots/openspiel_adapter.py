@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from typing import Any
 
 import numpy as np
@@ -152,6 +153,23 @@ class RandomRolloutEvaluatorLite:
         return self.inner.prior(state)
 
 
+def _search_for(bot: Any, root: Any, time_ms: float) -> int:
+    """Grow one tree of OpenSpiel's ISMCTSBot until `time_ms` is spent (at least one simulation).
+
+    Their bot has no clock, and every `run_search` starts a new tree, so chunks of `run_search`
+    would keep only the last chunk's simulations. This is `run_search`'s loop, on one tree, timed.
+    Returns the number of simulations.
+    """
+    end = time.perf_counter() + time_ms / 1000.0
+    bot.reset()
+    bot._root_node = bot.create_new_node(root)
+    done = 0
+    while done == 0 or time.perf_counter() < end:
+        bot.run_simulation(bot.sample_root_state(root))
+        done += 1
+    return done
+
+
 class OpenSpielISMCTS(Bot):
     """OpenSpiel's Python ISMCTSBot (UCT, max visit count, random-rollout evaluator) as a Bot."""
 
@@ -178,18 +196,8 @@ class OpenSpielISMCTS(Bot):
                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
                                allow_inconsistent_action_sets=False)
         if time_ms:
-            # their bot has no clock: run in chunks until the time is spent
-            import time
-
-            end = time.perf_counter() + float(time_ms) / 1000.0
-            done = 0
-            bot._max_simulations = 16
-            policy = bot.run_search(root)
-            done += 16
-            while time.perf_counter() < end:
-                policy = bot.run_search(root)
-                done += 16
-            n = done
+            n = _search_for(bot, root, float(time_ms))
+            policy = bot.get_final_policy(root, bot._root_node)
         else:
             policy = bot.run_search(root)
         probs = {int(a): float(p) for a, p in policy}

@@ -31,6 +31,18 @@ def test_openspiel_ismcts_plays_kashgar_legally() -> None:
     assert sum(a.visits for a in an.alternatives) >= 9
 
 
+def test_openspiel_ismcts_on_a_clock_keeps_every_simulation_in_one_tree() -> None:
+    import engine_ext
+
+    g = engine_ext.new_game(players=2, seed=5)
+    an = OpenSpielISMCTS().analyse(g, time_ms=300, seed=2)
+    assert an.code in g.legal_codes()
+    # every simulation it reports is in the root's counts, none thrown away with an earlier tree
+    # (their first simulation only expands the root, so it visits no child)
+    assert an.iterations > 16
+    assert sum(a.visits for a in an.alternatives) == an.iterations - 1
+
+
 def test_arena_against_openspiel_on_the_toy_game() -> None:
     rep = arena.run_arena(["ismcts:iterations=40,evaluator=vp", "openspiel:iterations=40"], games=4, game="toy")
     assert rep.games == 4 and sum(rep.wins.values()) == 4
