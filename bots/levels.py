@@ -3,7 +3,8 @@
 A spec names a bot and optional settings, e.g. `random`, `greedy`, `greedy:samples=5`,
 `ismcts:iterations=500,c=0.5`, `det:iterations=1000,worlds=10` (`det:oracle=1`: the diagnostic
 that reads the hidden order), `level:expert` (or just `expert`), `openspiel:iterations=500`.
-Settings of a level can be overridden the same way: `expert:iterations=100`.
+Settings of a level can be overridden the same way: `expert:iterations=100`. A spec that names
+`time_ms` and not `iterations` searches by time alone (`ismcts:time_ms=100`, `expert:time_ms=50`).
 """
 
 from __future__ import annotations
@@ -142,10 +143,20 @@ def make_bot(spec: str, **overrides: Any) -> Bot:
         raise ValueError(f"bot {spec!r}: {exc}") from None
 
 
+def _time_alone(kw: dict[str, Any]) -> dict[str, Any]:
+    """A spec that names a time budget and no iteration budget searches by time alone: without
+    this, `ismcts:time_ms=100` would also stop at the default 2,000 iterations (about 35 ms)."""
+    if kw.get("time_ms") and "iterations" not in kw:
+        kw["iterations"] = 0
+    return kw
+
+
 def _make_bot(spec: str, **overrides: Any) -> Bot:
     kind, _, rest = spec.partition(":")
     kw = _parse_settings(rest)
     kw.update(overrides)
+    if kind in ("ismcts", "det", "determinized"):
+        _time_alone(kw)
     if kind == "random":
         from bots.random_bot import RandomBot
 
@@ -170,7 +181,7 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
         name, _, rest2 = rest.partition(":")
         kw = _parse_settings(rest2)
         kw.update(overrides)
-        bot = get_level(name).bot(**kw)
+        bot = get_level(name).bot(**_time_alone(kw))
         bot.name = spec
         return bot
     try:
@@ -178,6 +189,6 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
     except KeyError:
         raise ValueError(f"unknown bot {spec!r}: random, greedy, ismcts, det, openspiel, "
                          f"or a level ({', '.join(x.name for x in load_levels())})") from None
-    bot = lv.bot(**kw)
+    bot = lv.bot(**_time_alone(kw))
     bot.name = spec
     return bot

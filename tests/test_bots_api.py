@@ -55,6 +55,19 @@ def test_make_bot_specs() -> None:
             make_bot(spec)
 
 
+def test_a_spec_with_a_time_budget_alone_searches_by_time() -> None:
+    import engine_ext
+
+    for spec in ("ismcts:time_ms=40", "det:time_ms=40", "expert:time_ms=40", "level:expert:time_ms=40"):
+        cfg = make_bot(spec).config  # type: ignore[attr-defined]
+        assert (cfg.iterations, cfg.time_ms) == (0, 40), spec
+    both = make_bot("ismcts:time_ms=40,iterations=500").config  # type: ignore[attr-defined]
+    assert (both.iterations, both.time_ms) == (500, 40)
+    # it spends the time it was given (capped at the default 2,000 iterations, it stopped early)
+    an = make_bot("ismcts:time_ms=150").analyse(engine_ext.new_game(players=2, seed=3), seed=1)
+    assert an.elapsed_ms >= 140 and an.iterations > 0
+
+
 def test_analyse_state_answer_shape() -> None:
     import engine_ext
 
