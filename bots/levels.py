@@ -153,10 +153,7 @@ def _time_alone(kw: dict[str, Any]) -> dict[str, Any]:
 
 def _make_bot(spec: str, **overrides: Any) -> Bot:
     kind, _, rest = spec.partition(":")
-    kw = _parse_settings(rest)
-    kw.update(overrides)
-    if kind in ("ismcts", "det", "determinized"):
-        _time_alone(kw)
+    kw = _time_alone({**_parse_settings(rest), **overrides})
     if kind == "random":
         from bots.random_bot import RandomBot
 
@@ -179,9 +176,7 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
         return OpenSpielISMCTS(name=spec, **kw)
     if kind == "level":
         name, _, rest2 = rest.partition(":")
-        kw = _parse_settings(rest2)
-        kw.update(overrides)
-        bot = get_level(name).bot(**_time_alone(kw))
+        bot = get_level(name).bot(**_time_alone({**_parse_settings(rest2), **overrides}))
         bot.name = spec
         return bot
     try:
@@ -189,6 +184,6 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
     except KeyError:
         raise ValueError(f"unknown bot {spec!r}: random, greedy, ismcts, det, openspiel, "
                          f"or a level ({', '.join(x.name for x in load_levels())})") from None
-    bot = lv.bot(**_time_alone(kw))
+    bot = lv.bot(**kw)
     bot.name = spec
     return bot

@@ -153,8 +153,9 @@ class RandomRolloutEvaluatorLite:
         return self.inner.prior(state)
 
 
-def _search_for(bot: Any, root: Any, time_ms: float) -> int:
-    """Grow one tree of OpenSpiel's ISMCTSBot until `time_ms` is spent (at least one simulation).
+def _search_for(bot: Any, root: Any, time_ms: float, cap: int = 0) -> int:
+    """Grow one tree of OpenSpiel's ISMCTSBot until `time_ms` is spent or `cap` simulations are
+    run (0: no cap), at least one simulation.
 
     Their bot has no clock, and every `run_search` starts a new tree, so chunks of `run_search`
     would keep only the last chunk's simulations. This is `run_search`'s loop, on one tree, timed.
@@ -164,7 +165,7 @@ def _search_for(bot: Any, root: Any, time_ms: float) -> int:
     bot.reset()
     bot._root_node = bot.create_new_node(root)
     done = 0
-    while done == 0 or time.perf_counter() < end:
+    while done == 0 or (time.perf_counter() < end and (cap <= 0 or done < cap)):
         bot.run_simulation(bot.sample_root_state(root))
         done += 1
     return done
@@ -173,8 +174,10 @@ def _search_for(bot: Any, root: Any, time_ms: float) -> int:
 class OpenSpielISMCTS(Bot):
     """OpenSpiel's Python ISMCTSBot (UCT, max visit count, random-rollout evaluator) as a Bot."""
 
-    def __init__(self, iterations: int = 300, c: float = 0.7, name: str = "openspiel", **_: Any) -> None:
-        self.iterations = int(iterations)
+    def __init__(self, iterations: int = 300, time_ms: float = 0.0, c: float = 0.7,
+                 name: str = "openspiel") -> None:
+        self.iterations = int(iterations)  # budgets when the caller gives none, as ISMCTSConfig's
+        self.time_ms = float(time_ms)
         self.c = float(c)
         self.name = name
 
@@ -191,12 +194,14 @@ class OpenSpielISMCTS(Bot):
         sg = KashgarSpielGame({"players": st.players, "toy": hasattr(st, "view_key")})
         root = KashgarSpielState(sg, st.clone())
         rng = np.random.RandomState(seed & 0x7FFFFFFF)
-        n = int(iterations or self.iterations)
+        if iterations is None and time_ms is None:
+            iterations, time_ms = self.iterations, self.time_ms
+        n = int(iterations or 0) if time_ms else int(iterations or self.iterations)
         bot = ismcts.ISMCTSBot(sg, RandomRolloutEvaluatorLite(rng), self.c, n, random_state=rng,
                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
                                allow_inconsistent_action_sets=False)
         if time_ms:
-            n = _search_for(bot, root, float(time_ms))
+            n = _search_for(bot, root, float(time_ms), n)
             policy = bot.get_final_policy(root, bot._root_node)
         else:
             policy = bot.run_search(root)

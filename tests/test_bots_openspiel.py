@@ -5,6 +5,7 @@ from __future__ import annotations
 import pyspiel  # noqa: F401  (installed with the test extra: the adapter is tested, never skipped)
 
 from bots import arena
+from bots.levels import make_bot
 from bots.openspiel_adapter import KashgarSpielGame, OpenSpielISMCTS
 
 
@@ -35,12 +36,21 @@ def test_openspiel_ismcts_on_a_clock_keeps_every_simulation_in_one_tree() -> Non
     import engine_ext
 
     g = engine_ext.new_game(players=2, seed=5)
-    an = OpenSpielISMCTS().analyse(g, time_ms=300, seed=2)
+    bot = make_bot("openspiel:time_ms=300")  # the spec's clock, as the arena plays it
+    assert (bot.iterations, bot.time_ms) == (0, 300)  # type: ignore[attr-defined]
+    an = bot.analyse(g, seed=2)
     assert an.code in g.legal_codes()
     # every simulation it reports is in the root's counts, none thrown away with an earlier tree
     # (their first simulation only expands the root, so it visits no child)
     assert an.iterations > 16
     assert sum(a.visits for a in an.alternatives) == an.iterations - 1
+
+
+def test_a_setting_openspiel_does_not_have_is_an_error() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="bogus"):
+        make_bot("openspiel:bogus=1")
 
 
 def test_arena_against_openspiel_on_the_toy_game() -> None:
