@@ -157,6 +157,9 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
     if kind == "random":
         from bots.random_bot import RandomBot
 
+        if kw:
+            raise ValueError(f"bot {spec!r}: the random bot takes no settings "
+                             f"(got {', '.join(sorted(kw))})")
         return RandomBot()
     if kind == "greedy":
         from bots.greedy import GreedyBot

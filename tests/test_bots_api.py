@@ -50,7 +50,8 @@ def test_make_bot_specs() -> None:
     assert make_bot("novice:iterations=5").config.iterations == 5  # type: ignore[attr-defined]
     with pytest.raises(ValueError):
         make_bot("nonsense")
-    for spec in ("ismcts:bogus=1", "greedy:bogus=1", "det:bogus=1", "expert:bogus=1"):
+    for spec in ("ismcts:bogus=1", "greedy:bogus=1", "det:bogus=1", "expert:bogus=1",
+                 "random:bogus=1"):
         with pytest.raises(ValueError, match="bogus"):
             make_bot(spec)
 
