@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
+import socket
 import threading
 import time
 from typing import Any
@@ -31,7 +33,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--no-reaper", action="store_true", help="do not look for parts of dead workers")
     p.add_argument("--reconnect-timeout", type=float, default=300.0,
-                   help="seconds to wait for Redis to come back after losing it, before exiting (default 300)")
+                   help="seconds to wait for Redis, at start or after losing it, before exiting (default 300)")
     p.set_defaults(func=run)
 
 
@@ -70,42 +72,61 @@ def run(args: argparse.Namespace) -> int:
     # No socket timeout: the worker blocks on BLPOP for minutes.
     connection = redis_connection(settings.redis_url, timeout=None, connect_timeout=10.0)
     cls = SimpleWorker if args.simple else Worker
+    base_name = args.name or f"{socket.gethostname()}.{os.getpid()}"
     stop = threading.Event()
     if not args.no_reaper:
         interval = max(0.5, settings.heartbeat_timeout / 3)
         threading.Thread(target=_reaper, args=(stop, interval), name="kashgar-reaper", daemon=True).start()
+    shutdown = threading.Event()
     attempt = 0
     try:
         while True:
             # after a reconnect, a fresh name: the old one may still be registered in Redis
-            name = args.name if attempt == 0 or not args.name else f"{args.name}-r{attempt}"
-            worker = cls([settings.queue_name], connection=connection, name=name)
+            name = base_name if attempt == 0 else f"{base_name}-r{attempt}"
             try:
+                worker = cls([settings.queue_name], connection=connection, name=name)
                 worker.work(burst=args.burst, logging_level=settings.log_level.upper())
                 return 0
-            except redis.exceptions.ConnectionError as exc:
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
                 attempt += 1
                 if args.burst:
                     raise
-                log.warning("Redis connection lost (%s); waiting for it to come back", exc)
-                if not wait_for_redis(connection, args.reconnect_timeout):
+                log.warning("Redis unreachable (%s); waiting for it", exc)
+                # RQ's signal handlers stay installed after work() returns; while we wait, SIGTERM
+                # and SIGINT must end the wait, not be noted for a job loop that is not running.
+                _stop_on_signals(shutdown)
+                if not wait_for_redis(connection, args.reconnect_timeout, shutdown):
+                    if shutdown.is_set():
+                        log.info("stopped by a signal while waiting for Redis")
+                        return 0
                     log.error("Redis did not come back within %.0f s; the worker stops", args.reconnect_timeout)
                     return 1
-                log.info("Redis is back; the worker goes on")
+                log.info("Redis is there; the worker goes on")
     finally:
         stop.set()
 
 
-def wait_for_redis(connection: Any, timeout: float) -> bool:
-    """Ping Redis with a growing pause (0.5 s up to 10 s) until it answers or `timeout` passes."""
+def _stop_on_signals(shutdown: threading.Event) -> None:
+    def handler(signum: int, frame: Any) -> None:
+        shutdown.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+
+
+def wait_for_redis(connection: Any, timeout: float, shutdown: threading.Event | None = None) -> bool:
+    """Ping Redis with a growing pause (0.5 s up to 10 s) until it answers (True), or `timeout`
+    passes or `shutdown` is set (False)."""
     deadline = time.monotonic() + timeout
     pause = 0.5
-    while time.monotonic() < deadline:
+    shutdown = shutdown or threading.Event()
+    while time.monotonic() < deadline and not shutdown.is_set():
         try:
             if connection.ping():
                 return True
         except redis.exceptions.RedisError:
             pass
-        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        if shutdown.wait(min(pause, max(0.0, deadline - time.monotonic()))):
+            return False
         pause = min(pause * 2, 10.0)
     return False

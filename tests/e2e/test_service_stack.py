@@ -157,6 +157,41 @@ def test_worker_survives_a_redis_restart(state: dict[str, Any], tmp_path: Path) 
         assert worker.proc.alive(), worker.proc.output()[-2000:]
 
 
+def test_worker_started_before_redis_waits_for_it(state: dict[str, Any], tmp_path: Path) -> None:
+    """`kashgar worker` started while Redis is down waits for it (it exited with a traceback),
+    then runs the jobs accepted once Redis is up."""
+    redis_server = RedisServer(log_dir=str(tmp_path))  # its port chosen, not started yet
+    env = dict(ENV, KASHGAR_REDIS_URL=redis_server.url)
+    with Worker(redis_server.url, env=env, log_dir=str(tmp_path)) as worker:
+        assert worker.proc is not None
+        wait_until(lambda: "waiting for it" in worker.proc.output(), 30.0, what="the worker to wait")  # type: ignore[union-attr]
+        assert worker.proc.alive(), worker.proc.output()[-2000:]
+        with redis_server, Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as web:
+            status, accepted = http_json("POST", web.url + "/suggest", {"state": state, "iterations": 60, "mode": "async"})
+            assert status == 202, accepted
+            job = poll(web.url + accepted["status_url"], lambda j: j["status"] in TERMINAL)
+            assert job["status"] == "finished", job
+            assert worker.proc.alive(), worker.proc.output()[-2000:]
+
+
+def test_worker_waiting_for_redis_stops_on_sigterm(tmp_path: Path) -> None:
+    """A worker waiting for Redis ends at once on SIGTERM, as a supervisor expects."""
+    import signal
+
+    url = RedisServer(log_dir=str(tmp_path)).url  # never started
+    worker = Worker(url, env=dict(ENV), log_dir=str(tmp_path)).start()
+    proc = worker.proc
+    assert proc is not None
+    try:
+        wait_until(lambda: "waiting for it" in proc.output(), 30.0, what="the worker to wait")
+        t0 = time.monotonic()
+        proc.popen.send_signal(signal.SIGTERM)
+        assert proc.popen.wait(10) == 0, proc.output()[-2000:]
+        assert time.monotonic() - t0 < 5.0
+    finally:
+        worker.stop()
+
+
 def test_wait_for_redis(tmp_path: Path) -> None:
     """The worker's reconnect wait: False when Redis stays away (bounded), True once it is back."""
     import redis as redis_lib
