@@ -167,7 +167,8 @@ def test_worker_started_before_redis_waits_for_it(state: dict[str, Any], tmp_pat
         wait_until(lambda: "waiting for it" in worker.proc.output(), 30.0, what="the worker to wait")  # type: ignore[union-attr]
         assert worker.proc.alive(), worker.proc.output()[-2000:]
         with redis_server, Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as web:
-            status, accepted = http_json("POST", web.url + "/suggest", {"state": state, "iterations": 60, "mode": "async"})
+            body = {"state": state, "iterations": 60, "mode": "async"}
+            status, accepted = http_json("POST", web.url + "/suggest", body)
             assert status == 202, accepted
             job = poll(web.url + accepted["status_url"], lambda j: j["status"] in TERMINAL)
             assert job["status"] == "finished", job
