@@ -198,6 +198,8 @@ def test_new_game_errors(client: FlaskClient) -> None:
         client.post("/games", json={"players": 2, "variant": {"additional": ["no_such_card"]}}), 422, prefix="/variant"
     )
     assert_error(client.post("/games", json={"players": 2, "colour": "red"}), 422, "/colour")
+    # a key with a slash is escaped in the pointer (RFC 6901), not read as two levels
+    assert_error(client.post("/games", json={"players": 2, "variant": {"a/b": 1}}), 422, "/variant/a~1b")
 
 
 def test_legal(client: FlaskClient, view: dict[str, Any]) -> None:
@@ -321,6 +323,21 @@ def test_suggest_validation(client: FlaskClient, view: dict[str, Any]) -> None:
     assert_error(client.post("/suggest", json={"state": view, "iterations": 5000, "mode": "sync"}), 422, "/iterations")
     assert_error(client.post("/suggest", json={"state": view, "time_ms": 5000, "mode": "sync"}), 422, "/time_ms")
     assert_error(client.post("/suggest", json={"state": view, "parallel": 65}), 422, "/parallel")
+
+
+def test_sync_parts_run_one_after_another_so_their_time_counts_against_the_sync_limit(
+    client: FlaskClient, view: dict[str, Any]
+) -> None:
+    """A synchronous search runs its parts in sequence, each for the whole time_ms: 3 parts of
+    200 ms are 600 ms of wall time, over the 500 ms synchronous limit (it took 3 x time_ms)."""
+    body = {"state": view, "time_ms": 200, "parallel": 3, "seed": 1}
+    err = assert_error(client.post("/suggest", json=dict(body, mode="sync")), 422, "/parallel")
+    assert "600 ms" in err["message"]
+    r = client.post("/suggest", json=body)  # auto: too long for sync, so a job
+    assert r.status_code == 202, r.json
+    assert wait_job(client, r.json["status_url"])["status"] == "finished"
+    r = client.post("/suggest", json=dict(body, time_ms=100, mode="sync"))  # 300 ms in all: fits
+    assert r.status_code == 200 and r.json["parts"] == 3, r.json
 
 
 def test_async_equals_sync(client: FlaskClient, view: dict[str, Any]) -> None:

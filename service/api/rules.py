@@ -7,7 +7,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 from .. import engine
-from ..errors import APIError
+from ..errors import APIError, pointer
 from ..models import ApplyRequest, ApplyResponse, GameResponse, LegalRequest, LegalResponse, NewGameRequest
 from ..openapi import operation
 from .common import read_body, with_request_id
@@ -40,9 +40,8 @@ def new_game() -> Response:
     if isinstance(variant, dict):
         extra = set(variant) - {"additional"}
         if extra:
-            raise APIError(
-                422, "validation_error", f"unknown variant field {sorted(extra)[0]!r}", f"/variant/{sorted(extra)[0]}"
-            )
+            key = sorted(extra)[0]
+            raise APIError(422, "validation_error", f"unknown variant field {key!r}", pointer("variant", key))
         adds = variant.get("additional", [])
         if not isinstance(adds, list) or not all(isinstance(a, str) for a in adds):
             raise APIError(422, "validation_error", "additional must be a list of card slugs", "/variant/additional")

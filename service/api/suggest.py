@@ -42,7 +42,20 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
     fits_sync = (iterations is None or iterations <= cfg.sync_max_iterations) and (
         time_ms is None or time_ms <= cfg.sync_max_ms
     )
+    # A synchronous search runs its parts one after the other, each for the whole time budget.
+    sync_wall_ms = None if time_ms is None else time_ms * (req.parallel or 1)
+    parts_fit_sync = sync_wall_ms is None or sync_wall_ms <= cfg.sync_max_ms
     mode = req.mode
+    if mode == "sync" and fits_sync and not parts_fit_sync:
+        raise APIError(
+            422,
+            "budget_too_large_for_sync",
+            f"a synchronous search runs its {req.parallel} parts one after the other, each for time_ms: "
+            f"{sync_wall_ms} ms in all, over the synchronous limit of {cfg.sync_max_ms} ms; "
+            "use mode async or auto, or fewer parts",
+            "/parallel",
+        )
+    fits_sync = fits_sync and parts_fit_sync
     if mode == "sync" and not fits_sync:
         over_it = iterations is not None and iterations > cfg.sync_max_iterations
         field = (
