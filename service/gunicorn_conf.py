@@ -1,7 +1,9 @@
 """gunicorn settings for CPU-bound searches (`kashgar serve`, `deploy/gunicorn.conf.py`).
 
 One sync worker process per core: a search holds the GIL for its whole budget, so threads would
-only queue behind it; more processes than cores would only share the cores. Every value can be
+only queue behind it; more processes than cores would only share the cores. The sync worker is
+gunicorn's own with a deadline on client sockets (`service/gunicorn_worker.py`), so a few clients
+that stall mid-request cannot freeze the server. Every value can be
 overridden on the gunicorn command line or with the environment variables named here.
 """
 
@@ -36,7 +38,7 @@ prepare_environment()
 wsgi_app = "service:create_app()"
 bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("KASHGAR_WEB_WORKERS") or cpu_count())
-worker_class = "sync"
+worker_class = "service.gunicorn_worker.ClientTimeoutSyncWorker"
 threads = 1
 # A sync search is capped by KASHGAR_SYNC_TIMEOUT_MS; the worker timeout leaves room above it.
 timeout = int(int(os.environ.get("KASHGAR_SYNC_TIMEOUT_MS", "20000")) / 1000) + 30

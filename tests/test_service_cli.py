@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from gunicorn.workers.sync import SyncWorker
 
 from kashgar_cli import bench_service, main, play
 from service.testing import Gunicorn
@@ -19,8 +20,11 @@ def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixtu
     assert "-m gunicorn -c python:service.gunicorn_conf" in cmd
     assert "--bind 127.0.0.1:8123" in cmd and "--workers 3" in cmd
     from service import gunicorn_conf
+    from service.gunicorn_worker import ClientTimeoutSyncWorker
 
-    assert gunicorn_conf.worker_class == "sync" and gunicorn_conf.threads == 1
+    # gunicorn's sync worker (one request at a time per process), with a deadline on client sockets
+    assert gunicorn_conf.worker_class == "service.gunicorn_worker.ClientTimeoutSyncWorker"
+    assert issubclass(ClientTimeoutSyncWorker, SyncWorker) and gunicorn_conf.threads == 1
     assert gunicorn_conf.workers == gunicorn_conf.cpu_count()
     assert gunicorn_conf.timeout > 20 and gunicorn_conf.wsgi_app == "service:create_app()"
 

@@ -6,6 +6,7 @@ from typing import Any, TypeVar
 
 from flask import current_app, g, request
 from pydantic import BaseModel
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..config import Settings
 from ..errors import APIError, parse_json_body, validate_model
@@ -23,10 +24,39 @@ JOB_ID_PARAM = {
 
 
 def read_body(model: type[M]) -> M:
-    """The request body as `model`: 400 if it is not JSON, 413 if too large, 422 naming the field."""
-    data = request.get_data(cache=True)  # raises 413 beyond MAX_CONTENT_LENGTH
+    """The request body as `model`: 400 if it is not JSON, 413 if too large, 408 if the client
+    stops sending it (gunicorn's worker puts a deadline on client sockets), 422 naming the field."""
+    try:
+        data = _body_bytes()
+    except TimeoutError:
+        raise APIError(408, "request_timeout", "the request body did not arrive in time", "") from None
     payload = parse_json_body(data)
     return validate_model(model, payload)  # type: ignore[no-any-return]
+
+
+def _body_bytes() -> bytes:
+    """The body, read from the server's stream here rather than through werkzeug's: werkzeug stops
+    a chunked body at MAX_CONTENT_LENGTH without saying so (the JSON would be parsed cut short),
+    and turns a socket timeout into a generic 400. A chunked body has no Content-Length; the server
+    ends its stream (`wsgi.input_terminated`), so one byte more than the limit is read, and too
+    many is a 413."""
+    limit = current_app.config.get("MAX_CONTENT_LENGTH")
+    env = request.environ
+    stream = env["wsgi.input"]
+    length = request.content_length
+    if length is not None:
+        if limit is not None and length > limit:
+            raise RequestEntityTooLarge()
+        data: bytes = stream.read(length) if length else b""
+        if len(data) < length:
+            raise APIError(400, "incomplete_body", f"the body ended after {len(data)} of its {length} bytes", "")
+        return data
+    if env.get("wsgi.input_terminated"):
+        data = stream.read() if limit is None else stream.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            raise RequestEntityTooLarge()
+        return data
+    return b""  # no length and a server that does not end the stream: reading could hang
 
 
 def settings() -> Settings:
