@@ -22,6 +22,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 ERROR_DESCRIPTIONS = {
     400: "Malformed request (not JSON, not UTF-8, empty body).",
     404: "No such resource.",
+    408: "The client stopped sending the request body (KASHGAR_CLIENT_TIMEOUT_S).",
     409: "Conflict with the resource's state.",
     413: "Request body too large.",
     422: "Valid JSON, invalid content: the pointer names the field.",
@@ -166,7 +167,7 @@ def build_spec(server_url: str | None = None) -> dict[str, Any]:
             responses[str(status)] = entry
         error_codes = set(op.errors) | {405}
         if op.request is not None:
-            error_codes |= {400, 413, 422}
+            error_codes |= {400, 408, 413, 422}
         for status in sorted(error_codes):
             responses[str(status)] = {
                 "description": ERROR_DESCRIPTIONS.get(status, "Method not allowed."),

@@ -162,7 +162,7 @@ def test_openapi_document(client: FlaskClient) -> None:
     schema = spec["components"]["schemas"]["SuggestRequest"]
     assert schema["properties"]["state"] == {"$ref": "#/components/schemas/State"}
     assert schema["additionalProperties"] is False
-    assert "422" in spec["paths"]["/suggest"]["post"]["responses"]
+    assert {"400", "408", "413", "422"} <= set(spec["paths"]["/suggest"]["post"]["responses"])
     page = client.get("/docs")
     assert page.status_code == 200 and b"/suggest" in page.data
 
