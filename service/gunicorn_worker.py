@@ -5,17 +5,26 @@ A sync worker serves one connection at a time. Without a deadline, a client that
 request and then stalls holds its worker until gunicorn's worker timeout kills it (50 s by
 default), and as many such clients as there are workers freeze the server. With it, a stalled
 body is answered 408 (`service.api.common.read_body`) and a stalled request head is dropped.
+
+It also answers the errors gunicorn raises itself, before the app sees the request (a request
+line over 4094 bytes: 414; too many or too large headers: 431; a bad Content-Length: 400), with
+the service's JSON error body instead of gunicorn's HTML page.
 A public deployment should still sit behind a buffering proxy, as gunicorn's documentation says of
 sync workers; this keeps a server reachable directly from being frozen by a few slow clients.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from typing import Any
 
+import gunicorn.util
 from gunicorn.workers.sync import SyncWorker
+
+_CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
+          431: "header_fields_too_large", 500: "internal_error", 501: "not_implemented"}
 
 
 def client_timeout_s() -> float:
@@ -46,12 +55,27 @@ class _SlowClientFilter(logging.Filter):
         return True
 
 
+def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
+    """gunicorn's `util.write_error`, writing the service's error body (`service.errors`)."""
+    where = "path" if status == 414 else "header" if status == 431 else "body"
+    text = message or reason
+    body = json.dumps({"error": _CODES.get(status, reason.lower().replace(" ", "_")), "message": text,
+                       "pointer": "", "in": where, "errors": [{"pointer": "", "message": text}],
+                       "request_id": None}).encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    gunicorn.util.write_nonblock(sock, head + body)
+
+
 class ClientTimeoutSyncWorker(SyncWorker):
     """`worker_class` in `service/gunicorn_conf.py`."""
 
     def init_process(self) -> None:
         self.client_timeout = client_timeout_s()
         self.log.error_log.addFilter(_SlowClientFilter())
+        # gunicorn's workers call `util.write_error` for the errors they answer themselves; in this
+        # worker process it writes JSON.
+        gunicorn.util.write_error = write_json_error  # type: ignore[assignment]
         super().init_process()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:

@@ -103,3 +103,27 @@ def test_a_stalled_request_head_is_dropped_and_the_server_answers_others(web: Gu
     log = web.proc.output()
     assert "WORKER TIMEOUT" not in log and "Traceback" not in log, log[-3000:]
     assert "no complete request within the client timeout" in log
+
+
+def raw(web: Gunicorn, request: bytes) -> tuple[int, dict[str, object]]:
+    with connect(web) as s:
+        s.sendall(request)
+        return response(s)
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "where"),
+    [
+        (b"GET /jobs/" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "path"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(120)) + b"\r\n",
+         431, "header"),
+        (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n", 431, "header"),
+        (b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}", 400, "body"),
+    ],
+    ids=["long-url", "many-headers", "large-header", "bad-content-length"],
+)
+def test_errors_gunicorn_answers_itself_are_json(web: Gunicorn, request_bytes: bytes, status: int, where: str) -> None:
+    """They were gunicorn's HTML pages; now the service's error body, like every other error."""
+    got, body = raw(web, request_bytes)
+    assert got == status, body
+    assert body["in"] == where and body["message"] and body["errors"], body
