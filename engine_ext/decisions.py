@@ -18,6 +18,16 @@ OPTIONS = ("a", "b", "part", "pass")
 KIND_NAMES = {L.K_SELECT: "select", L.K_CHOOSE: "choose", L.K_KEEP: "keep", L.K_FULFIL: "fulfil",
               L.K_SKIP: "skip", L.K_TAKE: "take", L.K_REMOVE: "remove", L.K_PAY: "pay", L.K_ROUTE: "route"}
 KIND_CODES = {v: k for k, v in KIND_NAMES.items()}
+# the fields of each kind's JSON form besides "kind" (any other key is an error)
+JSON_FIELDS = {"select": ("caravan", "option"), "choose": ("resource",), "keep": ("card",), "take": ("card",),
+               "fulfil": ("contract",), "skip": (), "remove": ("caravan", "position"), "pay": ("amount",),
+               "route": ("to", "order")}
+_NUM = r"0|[1-9][0-9]{0,2}"  # a number in a decision's text: ASCII digits, no leading zeros, at most 3
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """`text` cut to `limit` characters for a message."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class DecisionError(ValueError):
@@ -63,34 +73,40 @@ class Decision:
 
     @classmethod
     def parse(cls, text: str) -> Decision:
-        t = text.strip()
-        m = re.fullmatch(r"c(\d):(a|b|part|pass)", t)
+        """The decision of its canonical text (`str`): exactly that text, with ASCII digits, single
+        spaces and no whitespace around it; a number without leading zeros. (A route's `order` may
+        list the sources in any order, see `route_args`.)"""
+        if not isinstance(text, str):
+            raise DecisionError(f"a decision's text is a string, not {type(text).__name__}")
+        t = text
+        if t != t.strip():
+            raise DecisionError(f"not a decision: {_short(text)!r} (no whitespace around a decision's text)")
+        m = re.fullmatch(r"c([0-9]):(a|b|part|pass)", t)
         if m:
             return cls("select", (int(m.group(1)), m.group(2)))
         if t == "skip":
             return cls("skip")
-        m = re.fullmatch(r"remove c(\d) (\d+)", t)
+        m = re.fullmatch(rf"remove c([0-9]) ({_NUM})", t)
         if m:
             return cls("remove", (int(m.group(1)), int(m.group(2))))
-        m = re.fullmatch(r"route((?: \d)+)(?: order(.*))?", t)
+        m = re.fullmatch(r"route((?: [0-9])+)(?: order(.*))?", t, re.DOTALL)
         if m:
-            to = [int(x) for x in m.group(1).split()]
+            to = [int(x) for x in m.group(1).split(" ")[1:]]
             if m.group(2) is None:
                 return cls("route", route_args(to, None))
-            words = m.group(2).split()
-            if not m.group(2).startswith(" ") or not all(re.fullmatch(r"\d", w) for w in words):
-                raise DecisionError(f"'order' must list caravan indices: {text!r}", "/order")
-            given = tuple(int(w) for w in words)
+            if not re.fullmatch(r"(?: [0-9])+", m.group(2)):
+                raise DecisionError(f"'order' must list caravan indices: {_short(text)!r}", "/order")
+            given = tuple(int(w) for w in m.group(2).split(" ")[1:])
             return cls("route", route_args(to, given), given)
         m = re.fullmatch(r"(choose|keep|take) ([a-z_]+)", t)
         if m:
             if m.group(1) == "choose" and m.group(2) not in RES_INDEX:
                 raise DecisionError(f"unknown resource {m.group(2)!r}")
             return cls(m.group(1), (m.group(2),))
-        m = re.fullmatch(r"(fulfil|pay) (\d+)", t)
+        m = re.fullmatch(rf"(fulfil|pay) ({_NUM})", t)
         if m:
             return cls(m.group(1), (int(m.group(2)),))
-        raise DecisionError(f"not a decision: {text!r}")
+        raise DecisionError(f"not a decision: {_short(text)!r}")
 
     # ---- JSON -----------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -122,8 +138,14 @@ class Decision:
         if not isinstance(obj, dict):
             raise DecisionError("a decision is an object or a text", "")
         kind = obj.get("kind")
-        if kind not in KIND_CODES:
-            raise DecisionError(f"unknown decision kind {kind!r}", "/kind")
+        if not isinstance(kind, str) or kind not in KIND_CODES:
+            raise DecisionError(f"unknown decision kind {_short(repr(kind))}", "/kind")
+        for key in obj:
+            if key != "kind" and key not in JSON_FIELDS[kind]:
+                allowed = ", ".join(repr(k) for k in ("kind",) + JSON_FIELDS[kind])
+                name = key if isinstance(key, str) else str(key)
+                raise DecisionError(f"unknown field {_short(name)!r} of a {kind} decision (it has {allowed})",
+                                    "/" + name.replace("~", "~0").replace("/", "~1"))
 
         def field(name: str, typ: type) -> Any:
             if name not in obj:
@@ -143,7 +165,7 @@ class Decision:
         if kind == "choose":
             res = field("resource", str)
             if res not in RES_INDEX:
-                raise DecisionError(f"unknown resource {res!r}", "/resource")
+                raise DecisionError(f"unknown resource {_short(res)!r}", "/resource")
             return cls(kind, (res,))
         if kind in ("keep", "take"):
             return cls(kind, (field("card", str),))
@@ -197,7 +219,7 @@ class Decision:
             return L.K_CHOOSE << 8 | RES_INDEX[a[0]]
         if k in ("keep", "take"):
             if a[0] not in data.by_slug:
-                raise DecisionError(f"unknown card {a[0]!r}", "/card")
+                raise DecisionError(f"unknown card {_short(str(a[0]))!r}", "/card")
             return KIND_CODES[k] << 8 | data.by_slug[a[0]].index
         if k == "fulfil":
             if not 1 <= a[0] <= L.NCON:

@@ -132,7 +132,8 @@ class Game:
         """The full state, or the view of player `observer` (hidden deck order left out)."""
         if observer is None:
             observer = self.observer
-        if observer is not None and not 0 <= observer < self.players:
+        if observer is not None and (not isinstance(observer, int) or isinstance(observer, bool)
+                                     or not 0 <= observer < self.players):
             raise ValueError(f"observer must be a seat from 0 to {self.players - 1} (or None), got {observer}")
         return dump_doc(self.state.export(), int(self.state.get_rng()), self.engine.data, observer)
 

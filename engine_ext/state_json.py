@@ -13,9 +13,10 @@ import random
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypeGuard
 
 import jsonschema
+from jsonschema.exceptions import best_match
 
 from engine_ext import core as L
 from engine_ext.carddata import RES_INDEX, RESOURCES, CardData
@@ -62,14 +63,37 @@ def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
+def is_strict_int(value: Any) -> TypeGuard[int]:
+    """A JSON integer as the engine reads one: an int, not a bool and not a whole float (3.0).
+    JSON Schema counts 3.0 as an integer; the engine does not (a float loses precision past
+    2**53, which would silently change an `rng`, and an integer field is written as one)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+_STRICT_TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _checker, value: is_strict_int(value))
+_StrictValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_STRICT_TYPES)
+
+
 @lru_cache(maxsize=1)
-def _validator() -> jsonschema.Draft202012Validator:
+def _validator() -> Any:
     full = schema()
-    return jsonschema.Draft202012Validator(_inline_refs(full, full.get("$defs", {})))
+    return _StrictValidator(_inline_refs(full, full.get("$defs", {})))
 
 
 def _pointer(path: Any) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _message(e: jsonschema.ValidationError) -> str:
+    """What is wrong, in words: for a value that fits none of a field's alternatives by type
+    alone (an `observer` of 0.0), the types it may have rather than "not valid under any"."""
+    if e.validator in ("oneOf", "anyOf") and e.context:
+        here = [c for c in e.context if not c.relative_path]
+        if here and all(c.validator == "type" for c in here):
+            types = " or ".join(dict.fromkeys(repr(c.validator_value) for c in here))
+            return f"{e.instance!r} is not of type {types}"
+    return str(e.message)
 
 
 def validate_schema(doc: Any) -> None:
@@ -80,12 +104,15 @@ def validate_schema(doc: Any) -> None:
     validator = _validator()
     errors = sorted(validator.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
+        # inside a field's alternatives (`oneOf`: a deck as a list or as {"count", "known"}), the
+        # error of the alternative the value is meant as, which names the field itself
+        errors = [best_match([e]) or e for e in errors]
         e = max(errors, key=lambda e: len(e.absolute_path))
         path = list(e.absolute_path)
         if e.validator == "required" and isinstance(e.instance, dict):
             missing = [k for k in e.validator_value if k not in e.instance]
             path += missing[:1]  # point at the missing field itself
-        raise StateError(_pointer(path), e.message)
+        raise StateError(_pointer(path), _message(e))
 
 
 # ---- variants ------------------------------------------------------------------------------
@@ -228,7 +255,7 @@ STD_DECKS = ("standard", "additional")
 
 def _int(doc: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
     v = doc.get(key, default)
-    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
+    if not is_strict_int(v) or not lo <= v <= hi:
         raise StateError(f"/{key}", f"must be an integer in {lo}..{hi}")
     return v
 
@@ -241,6 +268,8 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     if len(seats) != n:
         raise StateError("/seats", f"{n} players need {n} seats, not {len(seats)}")
     observer = doc.get("observer")
+    if observer is not None and not is_strict_int(observer):
+        raise StateError("/observer", "must be null or a seat number (an integer)")
     if observer is not None and not 0 <= observer < n:
         raise StateError("/observer", f"no player {observer} in a {n}-player game")
     counts = variant_counts(doc.get("variant"), data)
@@ -423,8 +452,7 @@ def _load_contract_deck(b: _Builder, spec: Any, observer: int | None, hidden_lim
     if count is None:
         count = len(known) + len(rest)
     if count != len(known) + len(rest) or (known and max(known) >= count):
-        raise StateError(pointer, f"card counts do not add up: the contract deck must hold "
-                                  f"{len(known) + len(rest)} contracts, not {count}")
+        raise _contract_count_error(b, spec, known, rest, count)
     for i in range(count):
         con = known[i] if i in known else rest.pop(0)
         b.contracts_left.discard(con)
@@ -432,6 +460,23 @@ def _load_contract_deck(b: _Builder, spec: Any, observer: int | None, hidden_lim
         d[L.O_CLOC + con] = L.CL_DECK
     d[L.S_CON_TOP] = 0
     d[L.S_CON_N] = count
+
+
+def _contract_count_error(b: _Builder, spec: Any, known: dict[int, int], rest: list[int], count: int) -> StateError:
+    """Why the contract deck's count does not add up, on the field most likely wrong: the display
+    when it shows fewer than 4 contracts while contracts are unaccounted for (the rules refill it at
+    once from the deck), else the deck; a full state's deck names the contracts that are nowhere."""
+    want = len(known) + len(rest)
+    shown = b.d[L.S_DISP_N]
+    listed = isinstance(spec, list) or (isinstance(spec, dict) and spec.get("cards") is not None)
+    lost = (f"contracts {sorted(c + 1 for c in rest)} are nowhere (not on the display, with a seat, drawn "
+            f"or in the deck), so ") if listed and rest else ""
+    if shown < 4 and want > count:
+        return StateError("/display", f"the display shows {shown} contracts, not 4 (it is refilled from the "
+                                      f"contract deck at once while the deck has any); {lost}with this display "
+                                      f"the contract deck (/decks/contract) would hold {want} contracts, not {count}")
+    return StateError("/decks/contract", f"card counts do not add up: {lost}the contract deck must hold "
+                                         f"{want} contracts, not {count}")
 
 
 def _res_index(v: Any, pointer: str) -> int:
