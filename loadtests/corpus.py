@@ -148,6 +148,45 @@ def summary(entries: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
     return out
 
 
+def dumps(doc: dict[str, Any]) -> str:
+    """The corpus document as the stored file holds it (compact, sorted keys, one line)."""
+    return json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
+
+
+def first_difference(a: Any, b: Any, path: str = "") -> str | None:
+    """The JSON pointer of the first place where `a` and `b` differ (None: equal), with both values
+    when they are scalars."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            if key not in a or key not in b:
+                return f"{path}/{key} (only in the {'fresh' if key in b else 'stored'} one)"
+            found = first_difference(a[key], b[key], f"{path}/{key}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list) and isinstance(b, list):
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            found = first_difference(x, y, f"{path}/{i}")
+            if found:
+                return found
+        return None if len(a) == len(b) else f"{path} ({len(a)} stored vs {len(b)} fresh items)"
+    if a == b and type(a) is type(b):
+        return None
+    if isinstance(a, (dict, list)) or isinstance(b, (dict, list)):
+        return path or "/"
+    return f"{path or '/'} ({a!r} stored vs {b!r} fresh)"
+
+
+def _why(stored: str, fresh: dict[str, Any]) -> str:
+    if not stored:
+        return "no stored file"
+    try:
+        where = first_difference(json.loads(stored), fresh)
+    except ValueError:
+        return "the stored file is not JSON"
+    return f"first difference at {where}" if where else "only the formatting differs"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Regenerate (or check) the load-test corpus of real game states.")
     ap.add_argument("--out", default=str(DEFAULT_PATH), help="where to write the corpus JSON")
@@ -155,11 +194,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="compare the stored file with a fresh generation")
     args = ap.parse_args(argv)
     doc = generate(args.seeds)
-    text = json.dumps(doc, separators=(",", ":"), sort_keys=True) + "\n"
+    text = dumps(doc)
     if args.check:
         stored = Path(args.out).read_text() if Path(args.out).exists() else ""
         if stored != text:
-            print(f"{args.out} differs from a fresh generation; regenerate with: python -m loadtests.corpus")
+            again = "python -m loadtests.corpus"
+            if Path(args.out).resolve() != DEFAULT_PATH:
+                again += f" --out {args.out}"
+            print(f"{args.out} differs from a fresh generation ({_why(stored, doc)}); regenerate with: {again}")
             return 1
         print(f"{args.out}: up to date ({len(doc['entries'])} states)")
         return 0

@@ -330,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
         redis_server.stop()
     print(json.dumps(figures, indent=2))
     if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     ok = figures.get("lost", 1) == 0 and figures.get("stuck", 1) == 0 and figures.get("failed_silent", 1) == 0
     print("OK: every accepted job finished or failed visibly" if ok else "NOT OK: jobs lost, stuck or failed silently")

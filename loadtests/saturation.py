@@ -2,7 +2,7 @@
 closed-loop users (no think time) grow, for a fast and a slow level, against a stack on loopback;
 compared with the limit cores / search time.
 
-    python -m loadtests.saturation                         # casual (fast) and advanced (slow)
+    python -m loadtests.saturation                         # casual (fast) and master (slow)
     python -m loadtests.saturation --levels club --users 1 2 4 8 --step 20
 
 The search time of a level is measured first, in this process, on the same corpus states
@@ -100,7 +100,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--levels", nargs="*", default=["casual", "advanced"], help="fast level first, then slow")
+    ap.add_argument("--levels", nargs="*", default=["casual", "master"], help="fast level first, then slow")
     ap.add_argument("--users", nargs="*", type=int, default=[1, 2, 3, 4, 6, 8])
     ap.add_argument("--step", type=int, default=15, help="seconds per step")
     ap.add_argument("--web-workers", type=int, default=None)
@@ -129,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
                 **saturation_point(rows),
             }
     text = json.dumps(result, indent=2)
-    Path(args.json or reports / "saturation.json").write_text(text + "\n")
+    out = Path(args.json or reports / "saturation.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text + "\n")
     print(text)
     print(markdown(result))
     return 0 if all(r["failures"] == 0 for lv in result["levels"].values() for r in lv["curve"]) else 1

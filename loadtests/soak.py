@@ -3,8 +3,9 @@ loopback; zero failed requests, and the memory (RSS) of the web and worker proce
 every few seconds and reported flat or not.
 
     python -m loadtests.soak                                  # 80% of saturation.json's fast level
+                                                              # (run loadtests.saturation first)
     python -m loadtests.soak --rps 40 --minutes 10 --level casual
-    nohup python -m loadtests.soak > loadtests/reports/soak.out 2>&1 &
+    mkdir -p loadtests/reports && nohup python -m loadtests.soak > loadtests/reports/soak.out 2>&1 &
 
 The traffic: sync `/suggest` at the level, paced to the target rate (locust constant throughput),
 plus one async user (a 1500-iteration job every 5-10 s, polled) so that the RQ worker works too.
@@ -65,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     reports = Path(args.reports)
     level, rps, source = args.level, args.rps, "given"
     if rps is None or level is None:
+        if not Path(args.saturation).exists():
+            print(
+                f"soak: {args.saturation} not found; run `python -m loadtests.saturation` first, "
+                "or give both --level and --rps",
+                file=sys.stderr,
+            )
+            return 2
         sat = json.loads(Path(args.saturation).read_text())
         fast_level, fast = next(iter(sat["levels"].items()))
         level = level or fast_level
@@ -130,6 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         "memory_flat": all(v["flat"] for v in (*web.values(), *workers.values())),
         "locust_returncode": res.returncode,
     }
+    reports.mkdir(parents=True, exist_ok=True)
     (reports / "soak.json").write_text(json.dumps(result, indent=2) + "\n")
     (reports / "soak_rss.json").write_text(json.dumps(samples) + "\n")
     print(json.dumps(result, indent=2))

@@ -3,6 +3,7 @@ decision each, reproducible from its seeds."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -45,6 +46,27 @@ def test_regenerates_the_same_entries(entries: list[dict[str, Any]]) -> None:
     fresh = corpus.select(corpus.self_play(players, seed), players, seed)
     stored = [e for e in entries if e["seed"] == seed and e["players"] == players]
     assert fresh == stored
+
+
+def test_stored_file_is_a_fresh_generation() -> None:
+    """What `python -m loadtests.corpus --check` checks: the committed corpus is what the current
+    engine and bots make from the default seeds (a rules fix that changes play makes it stale)."""
+    stored = corpus.DEFAULT_PATH.read_text()
+    fresh = corpus.generate()
+    if stored != corpus.dumps(fresh):
+        where = corpus.first_difference(json.loads(stored), fresh) or "formatting only"
+        pytest.fail(
+            f"{corpus.DEFAULT_PATH} is stale (first difference at {where}); regenerate with: python -m loadtests.corpus"
+        )
+
+
+def test_first_difference() -> None:
+    a = {"entries": [{"turn": 75, "id": "x"}], "seeds": [1, 2]}
+    assert corpus.first_difference(a, json.loads(json.dumps(a))) is None
+    b = {**a, "entries": [{"turn": 83, "id": "x"}]}
+    assert corpus.first_difference(a, b) == "/entries/0/turn (75 stored vs 83 fresh)"
+    assert corpus.first_difference(a, {**a, "seeds": [1]}) == "/seeds (2 stored vs 1 fresh items)"
+    assert corpus.first_difference(a, {"entries": a["entries"]}) == "/seeds (only in the stored one)"
 
 
 def test_phase_of() -> None:
