@@ -19,7 +19,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--report-dir", default="reports/tune", help="where the table and plot go")
     p.add_argument("-n", "--games", type=int, default=200, help="games per step")
     p.add_argument("--min-gap", type=float, default=100.0)
-    p.add_argument("--max-rounds", type=int, default=3)
+    p.add_argument("--max-rounds", type=int, default=3,
+                   help="replays allowed per step after its first match, with the preset adjusted each time "
+                        "(rounds are numbered from 0: N plays rounds 0..N, at most N+1 matches a step; 0: one "
+                        "match per step; default 3: up to 4)")
     p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--game", choices=("kashgar", "toy"), default="kashgar")
