@@ -38,6 +38,9 @@ class DecisionError(ValueError):
         self.message = message
         self.pointer = pointer
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.pointer))  # the pointer survives pickling
+
 
 @dataclass(frozen=True, order=True)
 class Decision:

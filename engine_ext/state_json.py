@@ -42,6 +42,11 @@ class StateError(ValueError):
         self.pointer = pointer
         self.message = message
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled with both fields, so it crosses a process boundary (arena workers, root-parallel
+        # parts) intact; the default rebuilds it from the one-string args and fails
+        return (type(self), (self.pointer, self.message))
+
 
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:

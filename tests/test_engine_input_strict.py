@@ -248,3 +248,18 @@ def test_legal_decisions_still_round_trip(engine: Engine, pending_doc: Doc) -> N
             assert Decision.parse(str(d)) == d
             assert Decision.from_json(d.to_json()) == d
             assert g.code(str(d)) == g.code(d.to_json())
+
+
+def test_errors_survive_pickling_with_their_pointer() -> None:
+    """Arena workers and root-parallel parts send errors back across processes; a StateError was
+    rebuilt from its one-string args and failed (TypeError: missing 'message')."""
+    import pickle
+
+    from engine_ext.decisions import DecisionError
+    from engine_ext.state_json import StateError
+
+    e = pickle.loads(pickle.dumps(StateError("/seed", "the seed is an integer")))
+    assert isinstance(e, StateError) and (e.pointer, e.message) == ("/seed", "the seed is an integer")
+    assert str(e) == "/seed: the seed is an integer"
+    d = pickle.loads(pickle.dumps(DecisionError("unknown field", "/extra")))
+    assert isinstance(d, DecisionError) and (d.message, d.pointer) == ("unknown field", "/extra")
