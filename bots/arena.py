@@ -289,8 +289,16 @@ def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, 
         raise ValueError("2 to 4 players")
     if not specs:
         raise ValueError("no bots")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, not {games}")
+    if not 0 <= seed <= (1 << 63) - 1 - games:
+        raise ValueError(f"the seed is an integer from 0 (game i is dealt from seed + i), not {seed}")
     if sprt is not None and len(set(specs)) != 2:
         raise ValueError("SPRT needs exactly two different bots")
+    if sprt is not None and not sprt[0] < sprt[1]:
+        raise ValueError(f"SPRT needs elo0 < elo1 (H0: elo0, H1: elo1), not {sprt[0]:g} and {sprt[1]:g}")
+    if sprt is not None and not (0 < sprt[2] < 1 and 0 < sprt[3] < 1):
+        raise ValueError(f"SPRT's alpha and beta are error rates between 0 and 1, not {sprt[2]:g} and {sprt[3]:g}")
     for s in set(specs):  # fail early on a bad spec, in this process
         cached_bot(s)
     lineup = lineup_for(specs, players)

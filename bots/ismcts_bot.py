@@ -7,6 +7,7 @@ temperature over visit counts for the human-like lower levels).
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import asdict, dataclass, replace
@@ -68,6 +69,35 @@ class ISMCTSConfig:
                                   # bots/eval_weights.json or bots/eval_tuned.json)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     compiled: bool | None = None  # search core: None = default, True/False = force
+
+    def __post_init__(self) -> None:
+        """A setting of the wrong type or out of range is a ValueError naming it (a spec such as
+        `ismcts:c=abc` failed deep in the search, and `iterations=-5` or `1.5` searched anyway)."""
+        def number(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        def whole(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        checks: list[tuple[str, bool, str]] = [
+            ("iterations", whole(self.iterations) and self.iterations >= 0, "a whole number >= 0"),
+            ("time_ms", number(self.time_ms) and self.time_ms >= 0, "a number >= 0"),
+            ("c", number(self.c) and self.c >= 0, "a number >= 0"),
+            ("rollout", self.rollout in ROLLOUTS, f"one of {', '.join(ROLLOUTS)}"),
+            ("depth", whole(self.depth) and self.depth >= 0, "a whole number >= 0"),
+            ("eps", number(self.eps) and 0 <= self.eps <= 1, "a number from 0 to 1"),
+            ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
+            ("observe", whole(self.observe) and self.observe in (0, 1, 2), "0, 1 or 2"),
+            ("tree_depth", whole(self.tree_depth) and self.tree_depth >= 0, "a whole number >= 0"),
+            ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
+            ("evaluator", isinstance(self.evaluator, str), "a name"),
+            ("weights", isinstance(self.weights, str), "a file name"),
+            ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
+            ("compiled", self.compiled is None or isinstance(self.compiled, bool), "true or false"),
+        ]
+        for name, ok, want in checks:
+            if not ok:
+                raise ValueError(f"{name} must be {want}, not {getattr(self, name)!r}")
 
     def with_(self, **kw: Any) -> ISMCTSConfig:
         return replace(self, **kw)

@@ -56,6 +56,25 @@ def test_make_bot_specs() -> None:
             make_bot(spec)
 
 
+@pytest.mark.parametrize("spec, name", [
+    ("ismcts:c=abc", "c"), ("ismcts:iterations=-5", "iterations"), ("ismcts:iterations=1.5", "iterations"),
+    ("ismcts:rollout=sideways", "rollout"), ("ismcts:eps=2", "eps"), ("ismcts:macro=3", "macro"),
+    ("ismcts:scale=0", "scale"), ("expert:temperature=-1", "temperature"), ("det:depth=-1", "depth"),
+])
+def test_a_setting_of_the_wrong_type_or_range_is_an_error_naming_it(spec: str, name: str) -> None:
+    """`ismcts:c=abc` failed deep in the search with a TypeError; `iterations=-5` searched anyway."""
+    with pytest.raises(ValueError, match=f"^{name} must be"):
+        make_bot(spec)
+
+
+def test_arena_refuses_impossible_settings() -> None:
+    for kw, words in [({"games": 0}, "games"), ({"games": 5, "seed": -1}, "seed"),
+                      ({"games": 5, "sprt": (5.0, 0.0, 0.05, 0.05)}, "elo0 < elo1"),
+                      ({"games": 5, "sprt": (0.0, 5.0, 0.0, 0.05)}, "alpha")]:
+        with pytest.raises(ValueError, match=words):
+            arena.run_arena(["random", "greedy"], game="toy", **kw)  # type: ignore[arg-type]
+
+
 def test_a_spec_with_a_time_budget_alone_searches_by_time() -> None:
     import engine_ext
 
