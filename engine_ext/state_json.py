@@ -55,6 +55,14 @@ def schema() -> dict[str, Any]:
     return result
 
 
+def state_schema() -> dict[str, Any]:
+    """The published state schema (`data/state.schema.json`) as one self-contained document: its
+    `$defs` references replaced by what they name (for embedding, e.g. in the OpenAPI document)."""
+    full = schema()
+    out: dict[str, Any] = _inline_refs(full, full.get("$defs", {}))
+    return out
+
+
 def _inline_refs(node: Any, defs: dict[str, Any]) -> Any:
     """The schema with its local `$ref`s replaced by what they name (validation is several
     times faster without reference lookups; the shipped file keeps its `$defs`)."""

@@ -88,25 +88,14 @@ def _openapi_path(path: str) -> str:
 
 
 def _state_schema() -> dict[str, Any]:
-    """The engine's published state schema when it has one, else an open object."""
-    base: dict[str, Any] = {
-        "type": "object",
-        "description": "A game state (`kashgar/state@1`), full or one "
-        "player's view; see docs/engine-api.md. Validated by the engine.",
-    }
-    try:
-        import engine_ext
+    """The engine's published state schema (`engine_ext.state_schema()`, self-contained)."""
+    import engine_ext
 
-        for name in ("STATE_SCHEMA", "state_schema", "schema"):
-            obj = getattr(engine_ext, name, None)
-            schema = obj() if callable(obj) else obj
-            if isinstance(schema, dict) and schema:
-                out = {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
-                out.setdefault("description", base["description"])
-                return out
-    except Exception:  # noqa: BLE001 - documentation must not break the service
-        pass
-    return base
+    out = {k: v for k, v in engine_ext.state_schema().items() if k not in ("$schema", "$id")}
+    out["description"] = (str(out.get("description", "")) + " Full or one player's view; see "
+                          "docs/engine-api.md. The engine also checks what a schema cannot (card counts, "
+                          "a consistent turn).").strip()
+    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -121,7 +110,9 @@ def _example_state() -> dict[str, Any] | None:
         return None
 
 
-def build_spec(server_url: str | None = None) -> dict[str, Any]:
+def build_spec(server_url: str | None = None, limits: dict[str, int] | None = None) -> dict[str, Any]:
+    """The OpenAPI document. `limits`: the `maximum` of SuggestRequest fields as this server enforces
+    them (its settings), in place of the models' outer bounds."""
     req_models = {op.request for op in OPERATIONS.values() if op.request is not None}
     resp_models = {m for op in OPERATIONS.values() for (_, m) in op.responses.values() if m is not None}
     resp_models.add(models.ErrorBody)
@@ -130,6 +121,8 @@ def build_spec(server_url: str | None = None) -> dict[str, Any]:
     keymap, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}", by_alias=True)
     schemas: dict[str, Any] = _replace_refs(dict(defs.get("$defs", {})))
     schemas["State"] = _state_schema()
+    for name, maximum in (limits or {}).items():
+        _set_maximum(schemas["SuggestRequest"]["properties"][name], maximum)
 
     def ref(model: type[BaseModel], mode: Any) -> dict[str, Any]:
         return dict(keymap[(model, mode)])  # type: ignore[index]
@@ -192,6 +185,23 @@ def build_spec(server_url: str | None = None) -> dict[str, Any]:
     return spec
 
 
+def _set_maximum(node: Any, maximum: int) -> None:
+    """Every `maximum` in a property's schema (the integer branch of `int | None`) set to `maximum`."""
+    if isinstance(node, dict):
+        if "maximum" in node:
+            node["maximum"] = maximum
+        for v in node.values():
+            _set_maximum(v, maximum)
+    elif isinstance(node, list):
+        for v in node:
+            _set_maximum(v, maximum)
+
+
+def server_limits(settings: Any) -> dict[str, int]:
+    """The budget limits a server with these settings enforces (`/suggest` answers 422 above them)."""
+    return {"iterations": settings.max_iterations, "time_ms": settings.max_ms, "parallel": settings.max_parts}
+
+
 def _replace_refs(node: Any) -> Any:
     """Swap the `x-kashgar-ref` placeholders of the models for real `$ref`s."""
     if isinstance(node, dict):
@@ -237,7 +247,7 @@ bp = Blueprint("openapi", __name__)
 def openapi_json() -> Response:
     spec = current_app.extensions.get("kashgar_openapi")
     if spec is None:
-        spec = build_spec()
+        spec = build_spec(limits=server_limits(current_app.config["KASHGAR"]))
         current_app.extensions["kashgar_openapi"] = spec
     return jsonify(spec)
 
@@ -252,7 +262,8 @@ def openapi_json() -> Response:
     content_type="text/html",
 )
 def docs_page() -> Response:
-    spec = current_app.extensions.get("kashgar_openapi") or build_spec()
+    spec = current_app.extensions.get("kashgar_openapi") or build_spec(
+        limits=server_limits(current_app.config["KASHGAR"]))
     return Response(render_docs(spec), mimetype="text/html")
 
 

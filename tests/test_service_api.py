@@ -163,6 +163,14 @@ def test_openapi_document(client: FlaskClient) -> None:
     assert schema["properties"]["state"] == {"$ref": "#/components/schemas/State"}
     assert schema["additionalProperties"] is False
     assert {"400", "408", "413", "422"} <= set(spec["paths"]["/suggest"]["post"]["responses"])
+    # the engine's published state schema, whole (it was a bare object: engine_ext exported none)
+    state = spec["components"]["schemas"]["State"]
+    assert {"seats", "display", "decks", "players"} <= set(state["properties"]) and "$ref" not in json.dumps(state)
+    # the limits this server enforces (TEST_CONFIG), not the models' outer bounds
+    props = spec["components"]["schemas"]["SuggestRequest"]["properties"]
+    maxima = {k: [b["maximum"] for b in props[k]["anyOf"] if "maximum" in b]
+              for k in ("iterations", "time_ms", "parallel")}
+    assert maxima == {"iterations": [TEST_CONFIG["max_iterations"]], "time_ms": [600_000], "parallel": [16]}
     page = client.get("/docs")
     assert page.status_code == 200 and b"/suggest" in page.data
 
