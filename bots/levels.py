@@ -153,6 +153,16 @@ def _time_alone(kw: dict[str, Any]) -> dict[str, Any]:
 
 def _make_bot(spec: str, **overrides: Any) -> Bot:
     kind, _, rest = spec.partition(":")
+    if kind == "level":  # level:NAME or level:NAME:settings
+        name, _, rest = rest.partition(":")
+        try:
+            level = get_level(name)
+        except KeyError:
+            raise ValueError(f"unknown level {name!r} in {spec!r}: "
+                             f"{', '.join(x.name for x in load_levels())}") from None
+        bot = level.bot(**_time_alone({**_parse_settings(rest), **overrides}))
+        bot.name = spec
+        return bot
     kw = _time_alone({**_parse_settings(rest), **overrides})
     if kind == "random":
         from bots.random_bot import RandomBot
@@ -177,11 +187,6 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
         from bots.openspiel_adapter import OpenSpielISMCTS
 
         return OpenSpielISMCTS(name=spec, **kw)
-    if kind == "level":
-        name, _, rest2 = rest.partition(":")
-        bot = get_level(name).bot(**_time_alone({**_parse_settings(rest2), **overrides}))
-        bot.name = spec
-        return bot
     try:
         lv = get_level(kind)
     except KeyError:

@@ -48,6 +48,11 @@ def test_make_bot_specs() -> None:
     b = make_bot("ismcts:iterations=10,c=0.5")
     assert b.config == ISMCTSConfig(iterations=10, c=0.5)  # type: ignore[attr-defined]
     assert make_bot("novice:iterations=5").config.iterations == 5  # type: ignore[attr-defined]
+    # level:NAME, as the docstrings give it (it failed: "bad setting 'expert'"), and with settings
+    assert make_bot("level:expert").config == make_bot("expert").config  # type: ignore[attr-defined]
+    assert make_bot("level:expert:iterations=7").config.iterations == 7  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="unknown level 'nosuch'"):
+        make_bot("level:nosuch")
     with pytest.raises(ValueError):
         make_bot("nonsense")
     for spec in ("ismcts:bogus=1", "greedy:bogus=1", "det:bogus=1", "expert:bogus=1",
