@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.serve",
     "kashgar_cli.worker",
     "kashgar_cli.play",
+    "kashgar_cli.suggest",
 ]
 
 

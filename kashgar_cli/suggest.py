@@ -1,0 +1,74 @@
+"""`kashgar suggest`: the decision to play in a state read from a JSON file (or stdin), as
+`POST /suggest` answers it, without a server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "suggest",
+        help="suggest the decision to play in a state file",
+        description="Search a state (a JSON document, kashgar/state@1: a full state or one player's view, "
+        "as GET/POST /games, /apply and `kashgar fuzz --out` write them) and print the decision to play "
+        "with its alternatives, as POST /suggest answers it.",
+    )
+    p.add_argument("state", help="state JSON file ('-' = stdin)")
+    p.add_argument("--level", default=None, help="a level (see `GET /levels`; default: the default level)")
+    p.add_argument("--iterations", type=int, default=None, help="budget in iterations (overrides the level's)")
+    p.add_argument("--time-ms", type=int, default=None, help="budget in milliseconds (overrides the level's)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-j", "--workers", type=int, default=1, help="root-parallel processes")
+    p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
+    p.set_defaults(func=run)
+
+
+def read_state(path: str) -> Any:
+    text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()  # noqa: SIM115
+    doc = json.loads(text)
+    # a document as the service answers it ({"state": ...}) is taken too
+    if isinstance(doc, dict) and isinstance(doc.get("state"), dict) and "schema" not in doc:
+        doc = doc["state"]
+    return doc
+
+
+def run(args: argparse.Namespace) -> int:
+    import engine_ext
+    from bots.suggest import analyse_state
+
+    try:
+        doc = read_state(args.state)
+    except OSError as exc:
+        print(f"kashgar suggest: cannot read {args.state}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        print(f"kashgar suggest: {args.state} is not JSON: {exc}", file=sys.stderr)
+        return 2
+    try:
+        answer = analyse_state(doc, level=args.level, iterations=args.iterations, time_ms=args.time_ms,
+                               seed=args.seed, workers=args.workers)
+    except engine_ext.StateError as exc:
+        print(f"kashgar suggest: not a valid state at {exc.pointer or '/'}: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyError as exc:
+        print(f"kashgar suggest: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"kashgar suggest: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(answer, indent=2))
+        return 0
+    print(f"{answer['decision_text']}  (level {answer['level']}, {answer['iterations']} iterations, "
+          f"{answer['elapsed_ms']:.0f} ms, seed {answer['seed']})")
+    for alt in answer["alternatives"]:
+        win = alt.get("win_prob")
+        vp = alt.get("expected_vp")
+        print(f"  {alt['decision_text']:<28} visits {alt['visits']:>7}"
+              f"  win {'-' if win is None else f'{win:.3f}'}  VP {'-' if vp is None else f'{vp:.2f}'}")
+    print("line: " + " | ".join(answer.get("line") or []))
+    return 0

@@ -1,0 +1,45 @@
+"""`kashgar suggest FILE`: a state file in, the answer of POST /suggest out (the same document,
+the same search)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import engine_ext
+from kashgar_cli import main
+from service import create_app
+
+VOLATILE = {"elapsed_ms", "request_id", "mode", "workers", "parts"}
+
+
+def test_a_state_file_gets_the_answer_the_service_gives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    view = engine_ext.new_game(players=3, seed=4).to_json(observer=1)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(view))
+    assert main.main(["suggest", str(path), "--iterations", "60", "--seed", "9", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    r = create_app({"TESTING": True, "log_level": "WARNING"}).test_client().post(
+        "/suggest", json={"state": view, "iterations": 60, "seed": 9, "mode": "sync"})
+    assert r.status_code == 200, r.get_json()
+    http = r.get_json()
+    assert {k: v for k, v in cli.items() if k not in VOLATILE and k != "level"} == {
+        k: v for k, v in http.items() if k not in VOLATILE and k != "level" and k in cli}
+    # the text form names the decision and every alternative
+    assert main.main(["suggest", str(path), "--iterations", "60", "--seed", "9"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(cli["decision_text"]) and all(a["decision_text"] in text for a in cli["alternatives"])
+
+
+def test_bad_files_are_clear_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"players": 2}')
+    assert main.main(["suggest", str(bad)]) == 2
+    assert "/schema" in capsys.readouterr().err
+    bad.write_text("not json")
+    assert main.main(["suggest", str(bad)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    assert main.main(["suggest", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
