@@ -197,7 +197,7 @@ def test_wait_for_redis(tmp_path: Path) -> None:
     """The worker's reconnect wait: False when Redis stays away (bounded), True once it is back."""
     import redis as redis_lib
 
-    from kashgar_cli.worker import wait_for_redis
+    from service.jobs.worker import wait_for_redis
 
     server = RedisServer(log_dir=str(tmp_path))
     conn = redis_lib.Redis(host="127.0.0.1", port=server.port, socket_connect_timeout=0.5)

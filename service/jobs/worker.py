@@ -1,0 +1,109 @@
+"""The RQ worker entry point (`kashgar worker` calls `run_worker`): an RQ worker on the Kashgar
+queue that runs the parts of long searches, a reaper thread that finds the parts of workers that
+died (retry, or fail visibly after the last attempt), and a wait for Redis, at start or after
+losing it, instead of exiting. A plain `rq worker` runs the parts too, but without the reaper."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+import time
+from typing import Any
+
+import redis
+
+from ..config import Settings
+
+log = logging.getLogger("kashgar.worker")
+
+
+def _reaper(stop: threading.Event, interval: float, settings: Settings) -> None:
+    from . import build_manager
+
+    manager = build_manager(settings)
+    while not stop.wait(interval):
+        try:
+            manager.reap_all()
+        except Exception as exc:  # noqa: BLE001 - Redis may be down for a while
+            log.warning("reaper: %s", exc)
+
+
+def run_worker(settings: Settings, *, name: str | None = None, burst: bool = False, simple: bool = False,
+               reaper: bool = True, reconnect_timeout: float = 300.0) -> int:
+    """Work the queue of `settings` until stopped (0), or until Redis stays away longer than
+    `reconnect_timeout` (1). `name`: the worker's name (default host.pid); `simple`: run jobs in
+    this process (rq SimpleWorker, no fork per job); `burst`: exit when the queue is empty."""
+    from rq import SimpleWorker, Worker
+
+    from .queue import redis_connection
+
+    if not settings.redis_url:
+        raise ValueError("the worker needs a Redis URL (KASHGAR_REDIS_URL)")
+    # Load the engine and the bots once, before forking work horses.
+    import bots.suggest  # noqa: F401
+    import engine_ext  # noqa: F401
+
+    # No socket timeout: the worker blocks on BLPOP for minutes.
+    connection = redis_connection(settings.redis_url, timeout=None, connect_timeout=10.0)
+    cls = SimpleWorker if simple else Worker
+    base_name = name or f"{socket.gethostname()}.{os.getpid()}"
+    stop = threading.Event()
+    if reaper:
+        interval = max(0.5, settings.heartbeat_timeout / 3)
+        threading.Thread(target=_reaper, args=(stop, interval, settings), name="kashgar-reaper", daemon=True).start()
+    shutdown = threading.Event()
+    attempt = 0
+    try:
+        while True:
+            # after a reconnect, a fresh name: the old one may still be registered in Redis
+            worker_name = base_name if attempt == 0 else f"{base_name}-r{attempt}"
+            try:
+                worker = cls([settings.queue_name], connection=connection, name=worker_name)
+                worker.work(burst=burst, logging_level=settings.log_level.upper())
+                return 0
+            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
+                attempt += 1
+                if burst:
+                    raise
+                log.warning("Redis unreachable (%s); waiting for it", exc)
+                # RQ's signal handlers stay installed after work() returns; while we wait, SIGTERM
+                # and SIGINT must end the wait, not be noted for a job loop that is not running.
+                _stop_on_signals(shutdown)
+                if not wait_for_redis(connection, reconnect_timeout, shutdown):
+                    if shutdown.is_set():
+                        log.info("stopped by a signal while waiting for Redis")
+                        return 0
+                    log.error("Redis did not come back within %.0f s; the worker stops", reconnect_timeout)
+                    return 1
+                log.info("Redis is there; the worker goes on")
+    finally:
+        stop.set()
+
+
+def _stop_on_signals(shutdown: threading.Event) -> None:
+    def handler(signum: int, frame: Any) -> None:
+        shutdown.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, handler)
+
+
+def wait_for_redis(connection: Any, timeout: float, shutdown: threading.Event | None = None) -> bool:
+    """Ping Redis with a growing pause (0.5 s up to 10 s) until it answers (True), or `timeout`
+    passes or `shutdown` is set (False)."""
+    deadline = time.monotonic() + timeout
+    pause = 0.5
+    shutdown = shutdown or threading.Event()
+    while time.monotonic() < deadline and not shutdown.is_set():
+        try:
+            if connection.ping():
+                return True
+        except redis.exceptions.RedisError:
+            pass
+        if shutdown.wait(min(pause, max(0.0, deadline - time.monotonic()))):
+            return False
+        pause = min(pause * 2, 10.0)
+    return False
