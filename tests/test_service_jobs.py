@@ -143,6 +143,28 @@ def test_redis_queued_part_whose_queue_entry_vanished_is_retried(settings: Setti
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
 
 
+def test_redis_a_part_a_worker_has_taken_but_not_started_is_not_lost(settings: Settings, state: dict[str, Any]) -> None:
+    """RQ moves a taken job to the queue's intermediate list (still QUEUED) until its work horse
+    starts it; under a backlog longer than the heartbeat timeout such parts were called lost,
+    retried, and after two such retries their job failed."""
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    queue = manager.queue
+    assert isinstance(queue, RQQueue)
+    conn = queue.connection
+    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
+    assert conn.lmove(queue.rq_queue.key, queue.rq_queue.intermediate_queue_key) == rq_id.encode()  # as a worker does
+    assert queue.entry_lost(rec["id"], 0, 1) is False
+    old = manager.store.now() - 60  # waiting far longer than the heartbeat timeout
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=old))
+    seen = manager.get(rec["id"])
+    assert seen is not None and seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["history"] == [], seen
+    conn.lmove(queue.rq_queue.intermediate_queue_key, queue.rq_queue.key)  # back, and run it
+    burst(settings, manager)
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+
+
 def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(Settings.from_env(overrides={"redis_url": settings.redis_url, "max_attempts": 1}))
     rec = manager.submit(spec_of(state, parallel=1), None)

@@ -186,12 +186,25 @@ class RQQueue(JobQueue):
             if status in (RQStatus.FAILED, RQStatus.STOPPED, RQStatus.CANCELED, RQStatus.FINISHED):
                 return True
             if status == RQStatus.QUEUED:
-                return self.connection.lpos(self.rq_queue.key, rq_id) is None
-            return False
+                # RQ (3.x) moves a job a worker takes from the queue's list to the queue's
+                # intermediate list, still QUEUED, until its work horse starts it: a backlog made
+                # every part taken but not yet started look lost (and, twice, failed its job).
+                if self._listed(rq_id):
+                    return False
+                status = job.get_status(refresh=True)  # it may have started while we looked
+                if status == RQStatus.QUEUED:
+                    return not self._listed(rq_id)
+            return status in (RQStatus.FAILED, RQStatus.STOPPED, RQStatus.CANCELED, RQStatus.FINISHED)
         except NoSuchJobError:
             return True
         except (redis.exceptions.RedisError, OSError):
             return False
+
+
+    def _listed(self, rq_id: str) -> bool:
+        """Whether the RQ job is in the queue's list or in its intermediate list (taken by a worker)."""
+        return any(self.connection.lpos(key, rq_id) is not None
+                   for key in (self.rq_queue.key, self.rq_queue.intermediate_queue_key))
 
 
 def redis_connection(url: str, timeout: float | None = 2.0, connect_timeout: float = 2.0) -> Any:
