@@ -55,10 +55,18 @@ def part_seed(seed: int, index: int) -> int:
     return (seed + index * _GOLDEN) & SEED_MASK
 
 
-def default_parallel(iterations: int | None, time_ms: int | None, settings: Settings, asynchronous: bool) -> int:
+def default_parallel(iterations: int | None, time_ms: int | None, settings: Settings, asynchronous: bool,
+                     backend: str = "redis") -> int:
+    """Parts of a search when the request names none. An iteration budget: one per
+    `part_iterations`. A time budget: every part searches for the whole time, so only as many as
+    can run side by side: `time_parts` on RQ workers, `embedded_threads` on the embedded queue (one
+    by default, where four parts took four times the time asked for), one when synchronous."""
     if iterations is not None:
         return max(1, min(settings.max_parts, math.ceil(iterations / max(1, settings.part_iterations))))
-    return max(1, min(settings.max_parts, settings.time_parts)) if asynchronous else 1
+    if not asynchronous:
+        return 1
+    side_by_side = settings.time_parts if backend == "redis" else settings.embedded_threads
+    return max(1, min(settings.max_parts, side_by_side))
 
 
 def plan(spec: SearchSpec) -> list[PartSpec]:

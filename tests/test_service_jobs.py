@@ -83,6 +83,10 @@ def test_plan_splits_iterations_and_keeps_seed() -> None:
     assert search.default_parallel(10**9, None, s, True) == 8
     assert search.default_parallel(None, 500, s, False) == 1
     assert search.default_parallel(None, 500, s, True) == 4
+    # the embedded queue runs as many parts at once as it has threads (one by default): a time
+    # budget gets no more parts than that, as they would run one after the other
+    assert search.default_parallel(None, 500, s, True, "embedded") == 1
+    assert search.default_parallel(None, 500, Settings(embedded_threads=3), True, "embedded") == 3
 
 
 # ------------------------------------------------------------------------------- Redis

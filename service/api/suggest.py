@@ -82,7 +82,7 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
         game = engine.load_game(req.state, "/state")
         if game.is_terminal or game.current_player < 0:
             raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
-    parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async")
+    parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend)
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
     )
