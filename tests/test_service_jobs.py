@@ -169,6 +169,21 @@ def test_redis_a_part_a_worker_has_taken_but_not_started_is_not_lost(settings: S
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
 
 
+def test_redis_a_worker_restarted_under_the_name_of_a_dead_one_runs(settings: Settings, state: dict[str, Any]) -> None:
+    """A worker SIGKILLed leaves its name registered; restarted under the same fixed name (as the
+    systemd unit does) it exited with "There exists an active worker named ..." and looped."""
+    from service.jobs.worker import run_worker
+
+    manager = build_manager(settings)
+    assert isinstance(manager.queue, RQQueue)
+    SimpleWorker([settings.queue_name], connection=manager.queue.connection, name="wk0").register_birth()  # dead
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    assert run_worker(settings, name="wk0", burst=True, simple=True, reaper=False) == 0
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    assert done["parts"][0]["worker"].endswith("wk0-r1"), done["parts"][0]
+
+
 def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(Settings.from_env(overrides={"redis_url": settings.redis_url, "max_attempts": 1}))
     rec = manager.submit(spec_of(state, parallel=1), None)

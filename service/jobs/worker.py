@@ -64,6 +64,15 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
                 worker = cls([settings.queue_name], connection=connection, name=worker_name)
                 worker.work(burst=burst, logging_level=settings.log_level.upper())
                 return 0
+            except ValueError as exc:
+                # RQ refuses a name still registered: a worker of that name killed without
+                # cleaning up (SIGKILL, a lost machine) keeps its key for a minute or more, and a
+                # supervisor restarting it under its fixed name would loop on this error.
+                if "active worker named" not in str(exc) or attempt >= 20:
+                    raise
+                attempt += 1
+                log.warning("a worker named %s is still registered (one that died without cleaning up, or "
+                            "another one of that name); this one runs as %s-r%d", worker_name, base_name, attempt)
             except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
                 attempt += 1
                 if burst:
