@@ -199,6 +199,24 @@ def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state:
     assert rec["id"] not in manager.store.active_ids()
 
 
+def test_redis_a_cancelled_part_whose_worker_dies_ends_cancelled(settings: Settings, state: dict[str, Any]) -> None:
+    """Cancelled while running, then its worker died before it noticed: the part stayed `started`
+    forever (the reaper skipped cancelled jobs); now it ends cancelled, with the reason on record."""
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    manager.queue.rq_queue.empty()  # type: ignore[attr-defined]  # taken by a worker ...
+    now = manager.store.now()
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(status="started", heartbeat_at=now, started_at=now))
+    out = manager.cancel(rec["id"])
+    assert out is not None and out[0] is True and job_status(out[1]) == JobStatus.CANCELLED
+    stale = now - 60  # ... which then died: no heartbeat since
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(heartbeat_at=stale, started_at=stale))
+    seen = manager.get(rec["id"])
+    assert seen is not None and job_status(seen) == JobStatus.CANCELLED
+    part = seen["parts"][0]
+    assert part["status"] == "cancelled" and "no heartbeat" in part["history"][0]["error"], part
+
+
 def test_redis_cancel_before_start(settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(settings)
     rec = manager.submit(spec_of(state), None)

@@ -56,7 +56,8 @@ def _load(job_id: str) -> Record:
         raise not_found(f"no job {job_id!r} (job ids are 32 hex digits)", "/job_id")
     rec = manager().get(job_id)
     if rec is None:
-        raise not_found(f"no job {job_id!r} (unknown, or its result expired)", "/job_id")
+        raise not_found(f"no job {job_id!r} (unknown, its result expired, or lost with a Redis that restarted "
+                        "without its data)", "/job_id")
     return rec
 
 
@@ -89,7 +90,7 @@ def get_job(job_id: str) -> Response:
 )
 def cancel_job(job_id: str) -> Response:
     """Stop a queued or running job; a running search stops at its next check and the job keeps
-    what it found (`result.partial`). 409 when the job already finished or failed."""
+    what it found (`result.partial`). 409 when the job already finished, failed or was cancelled."""
     _load(job_id)
     out = manager().cancel(job_id)
     if out is None:

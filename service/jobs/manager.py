@@ -10,7 +10,7 @@ from typing import Any
 from .. import search
 from ..config import Settings
 from . import runner
-from .model import JobStatus, Record, job_status, new_record
+from .model import JobStatus, Record, all_parts_done, job_status, new_record
 from .queue import EmbeddedQueue, JobQueue, RQQueue, redis_connection
 from .store import JobStore, RedisStore, SqliteStore
 
@@ -46,7 +46,7 @@ class JobManager:
         rec = self.store.load(job_id)
         if rec is None:
             return None
-        if not job_status(rec).terminal:
+        if _unsettled(rec):
             rec = self.reap(rec) or rec
             if rec.get("result") is None:
                 rec = runner.maybe_merge(self.store, job_id) or rec
@@ -151,11 +151,17 @@ class JobManager:
         n = 0
         for job_id in self.store.active_ids():
             rec = self.store.load(job_id)
-            if rec is not None and not job_status(rec).terminal:
+            if rec is not None and _unsettled(rec):
                 self.reap(rec)
                 runner.maybe_merge(self.store, job_id)
                 n += 1
         return n
+
+
+def _unsettled(rec: Record) -> bool:
+    """Still running, or cancelled with parts still running: a part whose worker dies after the
+    cancel is then marked cancelled by the reaper (it stayed `started` forever)."""
+    return not job_status(rec).terminal or (bool(rec.get("cancel_requested")) and not all_parts_done(rec))
 
 
 def build_manager(settings: Settings, jobs_db: str | None = None) -> JobManager:
