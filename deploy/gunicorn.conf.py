@@ -14,6 +14,7 @@ from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
     graceful_timeout,
     keepalive,
     loglevel,
+    on_exit,
     preload_app,
     threads,
     timeout,

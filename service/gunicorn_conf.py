@@ -10,8 +10,12 @@ overridden on the gunicorn command line or with the environment variables named 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from typing import Any
+
+#: Directories `prepare_environment` made for this server; removed when it exits (`on_exit`).
+_MADE: list[str] = []
 
 
 def cpu_count() -> int:
@@ -26,9 +30,11 @@ def prepare_environment() -> None:
     the embedded job database (one per server unless KASHGAR_JOBS_DB is set) and the directory
     of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set)."""
     if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
-        os.environ["KASHGAR_JOBS_DB"] = os.path.join(tempfile.mkdtemp(prefix="kashgar-jobs-"), "jobs.sqlite")
+        _MADE.append(tempfile.mkdtemp(prefix="kashgar-jobs-"))
+        os.environ["KASHGAR_JOBS_DB"] = os.path.join(_MADE[-1], "jobs.sqlite")
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="kashgar-metrics-")
+        _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
     else:
         os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 
@@ -50,6 +56,13 @@ preload_app = True
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("KASHGAR_LOG_LEVEL", "info").lower()
+
+
+def on_exit(server: Any) -> None:
+    """The server stops: the temporary job database and metrics it made go with it (a job store
+    meant to outlive the server is a KASHGAR_JOBS_DB the operator names)."""
+    for path in _MADE:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def child_exit(server: Any, worker: Any) -> None:

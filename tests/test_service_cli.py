@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from gunicorn.workers.sync import SyncWorker
 
 from kashgar_cli import bench_service, main, play
-from service.testing import Gunicorn
+from service.testing import Gunicorn, http_json
 
 
 def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,3 +95,14 @@ def test_client_and_remote_play(tmp_path: Any) -> None:
         out = io.StringIO()
         assert play.play(play_args(url=web.url, auto=True, max_decisions=4), play.RemoteTable(web.url), input, out) == 0
         assert "bot 1" in out.getvalue()
+
+
+def test_the_server_removes_its_temporary_directories_when_it_stops(tmp_path: Path) -> None:
+    """Each `kashgar serve` made a job database and a metrics directory under TMPDIR and left them."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TMPDIR": str(tmp), "KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": "", "PROMETHEUS_MULTIPROC_DIR": ""}
+    with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as g:
+        assert http_json("POST", g.url + "/games", {"players": 2, "seed": 1})[0] == 200
+        assert sorted(p.name.split("-")[1] for p in tmp.iterdir()) == ["jobs", "metrics"]
+    assert list(tmp.iterdir()) == []
