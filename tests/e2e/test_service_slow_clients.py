@@ -127,4 +127,3 @@ def test_errors_gunicorn_answers_itself_are_json(web: Gunicorn, request_bytes: b
     got, body = raw(web, request_bytes)
     assert got == status, body
     assert body["in"] == where and body["message"] and body["errors"], body
-
