@@ -169,6 +169,38 @@ def test_redis_a_part_a_worker_has_taken_but_not_started_is_not_lost(settings: S
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
 
 
+def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Settings, state: dict[str, Any]) -> None:
+    """RQ marked the part's job started, but no work horse ever claimed the part (a horse that
+    started around a Redis outage and died unrecorded): the part stayed queued forever (one of
+    200 jobs in `python -m loadtests.faults --no-supervise`). Once RQ's start is older than the
+    heartbeat timeout it runs again; a start just now is left alone."""
+    from datetime import datetime, timedelta, timezone
+
+    from rq.job import Job
+    from rq.job import JobStatus as RQStatus
+
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    queue = manager.queue
+    assert isinstance(queue, RQQueue)
+    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
+    queue.connection.lrem(queue.rq_queue.key, 0, rq_id)  # taken by a worker, which started it ...
+    job = Job.fetch(rq_id, connection=queue.connection)
+    job.started_at = datetime.now(timezone.utc)
+    job.set_status(RQStatus.STARTED)
+    job.save()
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=manager.store.now() - 60))
+    assert queue.entry_lost(rec["id"], 0, 1) is False  # just started: the horse is about to claim it
+    job.started_at = datetime.now(timezone.utc) - timedelta(seconds=60)  # ... long ago, never claimed
+    job.save()
+    seen = manager.get(rec["id"])
+    assert seen is not None and seen["parts"][0]["attempt"] == 2, seen
+    assert "queue lost the part" in seen["parts"][0]["history"][0]["error"]
+    burst(settings, manager)
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+
+
 def test_redis_a_worker_restarted_under_the_name_of_a_dead_one_runs(settings: Settings, state: dict[str, Any]) -> None:
     """A worker SIGKILLed leaves its name registered; restarted under the same fixed name (as the
     systemd unit does) it exited with "There exists an active worker named ..." and looped."""

@@ -8,6 +8,7 @@ import os
 import queue as stdqueue
 import threading
 from abc import ABC, abstractmethod
+from datetime import datetime, timezone
 from typing import Any
 
 from ..config import Settings
@@ -171,9 +172,12 @@ class RQQueue(JobQueue):
             return None
 
     def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
-        """True when the RQ job of this part attempt is gone (a Redis restart can drop it, or
-        a worker can take it and die before running it), failed, or queued but missing from the
-        queue's list; False while it waits or runs, and when Redis cannot be asked."""
+        """Asked about a part that has waited unclaimed longer than the heartbeat timeout: True
+        when its RQ job is gone (a Redis restart can drop it), failed or ended, queued but in
+        neither of the queue's lists, or started without its work horse ever claiming the part (a
+        horse claims it first thing; one that started around a Redis outage can die without RQ
+        recording it, and the part stayed queued forever); False while it waits, and when Redis
+        cannot be asked."""
         import redis
         from rq.exceptions import NoSuchJobError
         from rq.job import Job
@@ -183,23 +187,28 @@ class RQQueue(JobQueue):
         try:
             job = Job.fetch(rq_id, connection=self.connection)
             status = job.get_status(refresh=False)
-            if status in (RQStatus.FAILED, RQStatus.STOPPED, RQStatus.CANCELED, RQStatus.FINISHED):
-                return True
             if status == RQStatus.QUEUED:
                 # RQ (3.x) moves a job a worker takes from the queue's list to the queue's
                 # intermediate list, still QUEUED, until its work horse starts it: a backlog made
                 # every part taken but not yet started look lost (and, twice, failed its job).
                 if self._listed(rq_id):
                     return False
-                status = job.get_status(refresh=True)  # it may have started while we looked
+                job.refresh()  # it may have started while we looked
+                status = job.get_status(refresh=False)
                 if status == RQStatus.QUEUED:
                     return not self._listed(rq_id)
+            if status == RQStatus.STARTED:
+                started = job.started_at
+                if started is None:
+                    return False
+                if started.tzinfo is None:
+                    started = started.replace(tzinfo=timezone.utc)
+                return (datetime.now(timezone.utc) - started).total_seconds() > self.settings.heartbeat_timeout
             return status in (RQStatus.FAILED, RQStatus.STOPPED, RQStatus.CANCELED, RQStatus.FINISHED)
         except NoSuchJobError:
             return True
         except (redis.exceptions.RedisError, OSError):
             return False
-
 
     def _listed(self, rq_id: str) -> bool:
         """Whether the RQ job is in the queue's list or in its intermediate list (taken by a worker)."""
