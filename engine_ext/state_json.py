@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
@@ -125,6 +126,11 @@ def validate_schema(doc: Any) -> None:
         if e.validator == "required" and isinstance(e.instance, dict):
             missing = [k for k in e.validator_value if k not in e.instance]
             path += missing[:1]  # point at the missing field itself
+        if e.validator == "additionalProperties" and isinstance(e.instance, dict):
+            known = set(e.schema.get("properties", {}))
+            patterns = list(e.schema.get("patternProperties", {}))
+            extra = sorted(k for k in e.instance if k not in known and not any(re.search(p, k) for p in patterns))
+            path += extra[:1]  # point at the unknown field itself
         raise StateError(_pointer(path), _message(e))
 
 

@@ -35,7 +35,7 @@ def rejected(engine: Engine, doc: Any) -> StateError:
     (lambda d: d["seats"][0]["caravans"][0].append("dragon"), "/seats/0/caravans/0/2"),
     (lambda d: d["seats"][0]["caravans"][1].append("Recke!"), "/seats/0/caravans/1/2"),
     (lambda d: d.update(display=[1, 2, 3, 41]), "/display/3"),
-    (lambda d: d.update(unknown_field=1), ""),
+    (lambda d: d.update(unknown_field=1), "/unknown_field"),
     (lambda d: d.update(turn_player=7), "/turn_player"),
     (lambda d: d.update(seats=d["seats"][:1]), "/seats"),
     (lambda d: d.update(turn=405, turn_limit=400), "/turn"),

@@ -263,3 +263,17 @@ def test_errors_survive_pickling_with_their_pointer() -> None:
     assert str(e) == "/seed: the seed is an integer"
     d = pickle.loads(pickle.dumps(DecisionError("unknown field", "/extra")))
     assert isinstance(d, DecisionError) and (d.message, d.pointer) == ("unknown field", "/extra")
+
+
+def test_an_unknown_field_is_pointed_at_itself(engine: Engine) -> None:
+    """The pointer named the object holding it (`/` or `/seats/0`), the message the key."""
+    doc = engine.new_game(players=2, seed=1).to_json(observer=0)
+    doc["bogus"] = 1
+    with pytest.raises(StateError) as info:
+        engine.from_json(doc)
+    assert info.value.pointer == "/bogus"
+    del doc["bogus"]
+    doc["seats"][0]["x/y"] = 2
+    with pytest.raises(StateError) as info:
+        engine.from_json(doc)
+    assert info.value.pointer == "/seats/0/x~1y"
