@@ -13,6 +13,7 @@ from kashgar_cli.play_text import CardText
 
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
 MAX_EVENTS = 12  # events shown after a decision
+SEEDS = 1 << 63  # seeds are integers in 0..2^63-1 (the engine's and the service's range)
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +50,10 @@ class Table:
 
     def cards(self) -> dict[str, Any]:
         """The card and contract data, as `GET /cards` serves it."""
+        raise NotImplementedError
+
+    def levels(self) -> list[str]:
+        """The level names, as `GET /levels` serves them."""
         raise NotImplementedError
 
 
@@ -89,6 +94,11 @@ class LocalTable(Table):
 
         return dict(engine.cards())
 
+    def levels(self) -> list[str]:
+        from bots.levels import load_levels
+
+        return [lv.name for lv in load_levels()]
+
 
 class RemoteTable(Table):
     def __init__(self, url: str) -> None:
@@ -112,6 +122,9 @@ class RemoteTable(Table):
 
     def cards(self) -> dict[str, Any]:
         return self.api.cards()
+
+    def levels(self) -> list[str]:
+        return [str(lv["name"]) for lv in self.api.levels()]
 
 
 def render(state: dict[str, Any], me: int, out: TextIO, words: CardText) -> None:
@@ -141,7 +154,7 @@ def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, 
         if raw in ("?", "h", "hint"):
             out.write(f"  hint: {hint()}\n")
             continue
-        if raw.isdigit() and int(raw) < len(texts):
+        if raw.isascii() and raw.isdigit() and int(raw) < len(texts):
             return texts[int(raw)]
         if raw in texts:
             return raw
@@ -151,6 +164,16 @@ def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, 
 def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out: TextIO) -> int:
     if not 0 <= args.seat < args.players:
         out.write(f"--seat must be in 0..{args.players - 1}\n")
+        return 2
+    if not 0 <= args.seed < SEEDS:
+        out.write(f"--seed must be in 0..{SEEDS - 1}\n")
+        return 2
+    if args.max_decisions < 0:
+        out.write("--max-decisions must be 0 (play on) or more\n")
+        return 2
+    names = table.levels()
+    if args.level not in names:
+        out.write(f"unknown level {args.level!r}; levels: {', '.join(names)}\n")
         return 2
     rng = random.Random(args.seed)
     words = CardText(table.cards())
@@ -163,7 +186,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             vp = info.get("vp") or []
             out.write(
                 f"game over: VP {vp}; winner: player {info['winner']}"
-                f"{' (you!)' if info['winner'] == args.seat else ''}\n"
+                f"{' (you!)' if info['winner'] == args.seat and not args.auto else ''}\n"
             )
             return 0
         if args.max_decisions and decisions >= args.max_decisions:
@@ -174,7 +197,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             render(state, args.seat, out, words)
 
             def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
-                a = table.suggest(st, p, args.level, args.seed + k)
+                a = table.suggest(st, p, args.level, (args.seed + k) % SEEDS)
                 what = words.decision(a.get("decision") or {}, st, p)
                 chance = a.get("win_prob")
                 odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
@@ -191,7 +214,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             text = rng.choice(info["legal"])["text"]
             out.write(f"you (auto): {text}\n")
         else:
-            answer = table.suggest(state, player, args.level, args.seed * 7919 + decisions)
+            answer = table.suggest(state, player, args.level, (args.seed * 7919 + decisions) % SEEDS)
             text = answer["decision_text"]
             out.write(f"bot {player} ({args.level}): {text}\n")
         result = table.apply(state, text)
@@ -205,9 +228,14 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
 
 
 def run(args: argparse.Namespace) -> int:
+    from service.client import KashgarAPIError
+
     table: Table = RemoteTable(args.url) if args.url else LocalTable()
     try:
         return play(args, table, input, sys.stdout)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
         return 0
+    except KashgarAPIError as exc:  # the service answered an error, or could not be reached
+        print(f"kashgar play: {exc}", file=sys.stderr)
+        return 2

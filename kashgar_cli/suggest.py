@@ -45,8 +45,11 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"kashgar suggest: cannot read {args.state}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        print(f"kashgar suggest: {args.state} is not JSON: {exc}", file=sys.stderr)
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, too deep, a number too long
+        print(f"kashgar suggest: {args.state} is not JSON: {str(exc)[:200]}", file=sys.stderr)
+        return 2
+    if not 0 <= args.seed < 1 << 63:
+        print(f"kashgar suggest: --seed must be in 0..{(1 << 63) - 1}", file=sys.stderr)
         return 2
     try:
         answer = analyse_state(doc, level=args.level, iterations=args.iterations, time_ms=args.time_ms,

@@ -9,9 +9,11 @@ nxt = api.apply(game["state"], answer["decision_text"])
 
 from __future__ import annotations
 
+import http.client
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -29,6 +31,25 @@ class KashgarAPIError(Exception):
         else:
             self.code, self.message, self.pointer = "error", str(body)[:500], ""
         super().__init__(f"{status} {self.code}: {self.message}" + (f" (at {self.pointer})" if self.pointer else ""))
+
+
+class KashgarUnreachable(KashgarAPIError):
+    """No answer, or none that can be read: the server is down or unreachable (connection
+    refused, a bad URL), it did not answer within the timeout, or it answered something that is not
+    the API's JSON. `status` is 0 (nothing was answered) or the status of the unreadable answer."""
+
+    def __init__(self, message: str, status: int = 0) -> None:
+        super().__init__(status, {"error": "unreachable" if status == 0 else "bad_response", "message": message})
+        if status == 0:
+            self.args = (f"unreachable: {message}",)
+
+
+class JobTimeout(TimeoutError):
+    """`wait` gave up on a job that is still running; the job goes on (`job_id`: cancel it or wait again)."""
+
+    def __init__(self, job_id: str, status: str, timeout: float | None) -> None:
+        self.job_id = job_id
+        super().__init__(f"job {job_id} still {status} after {timeout} s")
 
 
 class JobFailed(Exception):
@@ -52,15 +73,24 @@ class KashgarClient:
             headers["Content-Type"] = "application/json"
         if self.request_id:
             headers["X-Request-ID"] = self.request_id
-        req = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
+        url = self.base_url + path
         try:
-            with urllib.request.urlopen(req, timeout=timeout or self.timeout) as resp:
+            req = urllib.request.Request(url, data=data, method=method, headers=headers)
+            with urllib.request.urlopen(req, timeout=self.timeout if timeout is None else timeout) as resp:
                 status, raw, ctype = resp.status, resp.read(), resp.headers.get("Content-Type", "")
         except urllib.error.HTTPError as err:
             status, raw, ctype = err.code, err.read(), err.headers.get("Content-Type", "")
-        payload: Any = json.loads(raw) if "json" in ctype and raw else raw.decode("utf-8", "replace")
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise KashgarUnreachable(f"{method} {url}: {reason}") from exc
+        try:
+            payload: Any = json.loads(raw) if "json" in ctype and raw else raw.decode("utf-8", "replace")
+        except ValueError as exc:
+            raise KashgarUnreachable(f"{method} {url}: the answer ({status}) is not JSON: {exc}", status) from exc
         if status >= 400:
             raise KashgarAPIError(status, payload)
+        if "json" not in ctype and path != "/metrics" and not path.startswith("/docs"):
+            raise KashgarUnreachable(f"{method} {url}: the answer ({status}) is {ctype or 'untyped'}, not JSON", status)
         return status, payload
 
     # ---------------------------------------------------------------- search
@@ -91,10 +121,10 @@ class KashgarClient:
         return dict(answer)
 
     def job(self, job_id: str) -> dict[str, Any]:
-        return dict(self.request("GET", f"/jobs/{job_id}")[1])
+        return dict(self.request("GET", "/jobs/" + urllib.parse.quote(job_id, safe=""))[1])
 
     def cancel(self, job_id: str) -> dict[str, Any]:
-        return dict(self.request("DELETE", f"/jobs/{job_id}")[1])
+        return dict(self.request("DELETE", "/jobs/" + urllib.parse.quote(job_id, safe=""))[1])
 
     def wait(self, job_id: str, poll_interval: float = 0.2, timeout: float | None = 3600.0) -> dict[str, Any]:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -105,7 +135,7 @@ class KashgarClient:
             if job["status"] in ("failed", "cancelled"):
                 raise JobFailed(job)
             if deadline is not None and time.monotonic() > deadline:
-                raise TimeoutError(f"job {job_id} still {job['status']} after {timeout} s")
+                raise JobTimeout(job_id, job["status"], timeout)
             time.sleep(poll_interval)
 
     # ----------------------------------------------------------------- rules

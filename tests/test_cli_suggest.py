@@ -43,3 +43,7 @@ def test_bad_files_are_clear_errors(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "not JSON" in capsys.readouterr().err
     assert main.main(["suggest", str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+    for text in ("1" * 5000, "[" * 100_000 + "]" * 100_000):  # a ValueError and a RecursionError
+        bad.write_text(text)
+        assert main.main(["suggest", str(bad)]) == 2
+        assert "not JSON" in capsys.readouterr().err

@@ -12,7 +12,7 @@ import pytest
 from gunicorn.workers.sync import SyncWorker
 
 from kashgar_cli import bench_service, main, play
-from service.testing import Gunicorn, http_json
+from service.testing import Gunicorn, free_port, http_json
 
 
 def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,6 +95,48 @@ def test_client_and_remote_play(tmp_path: Any) -> None:
         out = io.StringIO()
         assert play.play(play_args(url=web.url, auto=True, max_decisions=4), play.RemoteTable(web.url), input, out) == 0
         assert "bot 1" in out.getvalue()
+        # a job id is one path segment: "a?b" is not job "a"
+        with pytest.raises(KashgarAPIError) as err:
+            api.job("a?b")
+        assert err.value.status == 404
+        # wait gives up on a running job with its id, and the job goes on
+        from service.client import JobTimeout
+
+        with pytest.raises(JobTimeout) as slow:
+            api.suggest(game["state"], time_ms=3000, mode="async", wait_timeout=0.3)
+        assert api.job(slow.value.job_id)["status"] in ("queued", "started")
+        api.cancel(slow.value.job_id)
+
+
+def test_the_client_names_a_server_it_cannot_reach() -> None:
+    """Connection refused and a bad URL were bare urllib errors; now KashgarAPIError too."""
+    from service.client import KashgarAPIError, KashgarClient, KashgarUnreachable
+
+    for url in (f"http://127.0.0.1:{free_port()}", "localhost:9"):
+        with pytest.raises(KashgarUnreachable) as err:
+            KashgarClient(url, timeout=2).healthz()
+        assert isinstance(err.value, KashgarAPIError) and err.value.status == 0 and err.value.code == "unreachable"
+        assert "unreachable" in str(err.value)
+
+
+def test_play_refuses_what_it_cannot_play(capsys: pytest.CaptureFixture[str]) -> None:
+    """A bad level or seed is refused at the start (the level failed on the first bot move, with
+    a traceback); a server that cannot be reached is one line, not a traceback."""
+    out = io.StringIO()
+    assert play.play(play_args(level="bogus"), play.LocalTable(), input, out) == 2
+    assert "unknown level 'bogus'" in out.getvalue() and "novice" in out.getvalue()
+    out = io.StringIO()
+    assert play.play(play_args(seed=-5), play.LocalTable(), input, out) == 2 and "--seed" in out.getvalue()
+    assert main.main(["play", "--url", f"http://127.0.0.1:{free_port()}"]) == 2
+    assert "unreachable" in capsys.readouterr().err
+
+
+def test_play_takes_only_ascii_numbers() -> None:
+    """'²' is a digit to str.isdigit but not to int(): it crashed the game."""
+    answers = iter(["²", "①", "q"])
+    out = io.StringIO()
+    assert play.play(play_args(), play.LocalTable(), lambda prompt: next(answers), out) == 0
+    assert out.getvalue().count("not a legal decision") == 2
 
 
 def test_the_server_removes_its_temporary_directories_when_it_stops(tmp_path: Path) -> None:
