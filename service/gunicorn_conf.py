@@ -9,6 +9,7 @@ overridden on the gunicorn command line or with the environment variables named 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -36,7 +37,15 @@ def prepare_environment() -> None:
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
     else:
-        os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+        # prometheus_client's multi-process files of an earlier run of this server would be summed
+        # into this one's (a container restarted in place keeps its /tmp): start from none, as the
+        # systemd unit does with ExecStartPre
+        metrics = os.environ["PROMETHEUS_MULTIPROC_DIR"]
+        os.makedirs(metrics, exist_ok=True)
+        for name in os.listdir(metrics):
+            if name.endswith(".db"):
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(metrics, name))
 
 
 prepare_environment()

@@ -148,3 +148,16 @@ def test_the_server_removes_its_temporary_directories_when_it_stops(tmp_path: Pa
         assert http_json("POST", g.url + "/games", {"players": 2, "seed": 1})[0] == 200
         assert sorted(p.name.split("-")[1] for p in tmp.iterdir()) == ["jobs", "metrics"]
     assert list(tmp.iterdir()) == []
+
+
+def test_a_server_starts_its_metrics_afresh(tmp_path: Path) -> None:
+    """Metrics files of an earlier run in a given PROMETHEUS_MULTIPROC_DIR (a container restarted
+    in place) were summed into the new server's counters."""
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    (metrics / "counter_99999.db").write_bytes(b"stale")
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(metrics), "KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": ""}
+    with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as g:
+        assert not (metrics / "counter_99999.db").exists()
+        status, text = http_json("GET", g.url + "/metrics")
+        assert status == 200 and "kashgar_http_request" in text

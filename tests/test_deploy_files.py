@@ -1,0 +1,66 @@
+"""The deployment files agree with the code: every KASHGAR_ variable they set is one the service
+reads, every command is a `kashgar` subcommand, every probe path is a route, and the Kubernetes
+probes wait longer than a synchronous search may hold a web worker."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from kashgar_cli.main import build_parser
+from service import create_app
+from service.config import Settings
+
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+# read by service/gunicorn_conf.py and service/gunicorn_worker.py, not Settings fields
+SERVER_VARS = {"KASHGAR_BIND", "KASHGAR_WEB_WORKERS", "KASHGAR_CLIENT_TIMEOUT_S"}
+
+
+def k8s_docs() -> list[dict[str, Any]]:
+    return [d for p in sorted((DEPLOY / "k8s").glob("*.yaml")) for d in yaml.safe_load_all(p.read_text()) if d]
+
+
+def containers() -> list[dict[str, Any]]:
+    out = []
+    for d in k8s_docs():
+        spec = d.get("spec", {}).get("template", {}).get("spec", {})
+        out += spec.get("containers", [])
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    out += list(compose["services"].values())
+    return out
+
+
+def test_every_kashgar_variable_set_is_read() -> None:
+    known = {"KASHGAR_" + f.name.upper() for f in fields(Settings)} | SERVER_VARS
+    text = "\n".join(p.read_text() for p in DEPLOY.rglob("*") if p.is_file())
+    used = set(re.findall(r"\bKASHGAR_[A-Z_]+", text))
+    assert used, "no KASHGAR_ variables found"
+    assert used <= known, sorted(used - known)
+
+
+def test_every_command_is_a_kashgar_subcommand_and_every_probe_a_route() -> None:
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    names = set(sub.choices)  # type: ignore[arg-type]
+    commands: list[list[str]] = [c["command"] for c in containers() if isinstance(c.get("command"), list)]
+    kashgar = [c for c in commands if c[0] == "kashgar"]
+    assert {c[1] for c in kashgar} == {"serve", "worker"} and {c[1] for c in kashgar} <= names
+    routes = {r.rule for r in create_app({"TESTING": True, "log_level": "WARNING"}).url_map.iter_rules()}
+    probes = [c[k]["httpGet"]["path"] for c in containers() for k in ("livenessProbe", "readinessProbe")
+              if "httpGet" in c.get(k, {})]
+    assert probes and set(probes) <= routes, probes
+
+
+def test_k8s_probes_wait_longer_than_a_synchronous_search() -> None:
+    """Each web worker serves one request at a time: a probe can queue behind a sync search on every
+    worker, so a probe timeout under that time (the default is 1 s) restarts busy pods."""
+    config = next(d for d in k8s_docs() if d.get("kind") == "ConfigMap")["data"]
+    sync_s = int(config.get("KASHGAR_SYNC_MAX_MS", Settings().sync_max_ms)) / 1000
+    web = [c for c in containers() if "httpGet" in c.get("livenessProbe", {})]
+    assert web
+    for c in web:
+        for k in ("livenessProbe", "readinessProbe"):
+            assert c[k].get("timeoutSeconds", 1) > sync_s, (k, c[k])
