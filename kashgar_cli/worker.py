@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
         os.environ["KASHGAR_QUEUE_NAME"] = args.queue
     settings = Settings.from_env()
     if not settings.redis_url:
-        print("kashgar worker: set --url or KASHGAR_REDIS_URL")
+        print("kashgar worker: set --url or KASHGAR_REDIS_URL", file=sys.stderr)
         return 2
     logs.configure(settings.log_level, settings.log_json)
     return run_worker(settings, name=args.name, burst=args.burst, simple=args.simple, reaper=not args.no_reaper,

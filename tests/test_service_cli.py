@@ -33,7 +33,7 @@ def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixtu
 def test_worker_needs_redis(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("KASHGAR_REDIS_URL", raising=False)
     assert main.main(["worker", "--burst"]) == 2
-    assert "KASHGAR_REDIS_URL" in capsys.readouterr().out
+    assert "KASHGAR_REDIS_URL" in capsys.readouterr().err
 
 
 def play_args(**kw: Any) -> argparse.Namespace:
