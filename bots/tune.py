@@ -1,8 +1,9 @@
 """Calibrate the level presets into a measured ladder.
 
 Each level is played against its neighbour (2-player games, seats rotated) and must be at least
-`min_gap` Elo stronger than the level below it, with the 95% interval of the difference above zero
-(so the two levels' intervals do not overlap). Two directions:
+`min_gap` Elo stronger than the level below it (the measured difference, a point estimate), with
+the 95% interval of that difference above zero (the two levels are told apart at 95%; from about
+200 games a step, a difference of 100 Elo already puts it there). Two directions:
 
 - `from_top=False` (bottom up): the weakest preset is the anchor; a level that is not clearly
   stronger than the one below is strengthened (budget x `grow`, temperature / `grow`) and replayed.
@@ -232,7 +233,7 @@ def plot(levels: list[Level], path: Path) -> bool:
     ax.errorbar(xs, ys, yerr=err, marker="o", capsize=4)
     ax.set_xticks(xs, [lv.name for lv in levels], rotation=30)
     ax.set_ylabel("Elo (weakest level = 0)")
-    ax.set_title("Kashgar AI level ladder")
+    ax.set_title("Kashgar AI level ladder (bars: 95% half-width of the step from the level below)", fontsize=9)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

@@ -80,6 +80,36 @@ def test_arena_refuses_impossible_settings() -> None:
             arena.run_arena(["random", "greedy"], game="toy", **kw)  # type: ignore[arg-type]
 
 
+def test_sprt_keeps_its_error_rate_for_wide_hypotheses() -> None:
+    """Equal bots, H0 = 0 and H1 = +100 Elo, alpha = beta = 5%: H1 must be accepted about 5% of the
+    time at most (the normal approximation accepted it 13% of the time)."""
+    import random as rnd
+
+    low, up = arena.sprt_bounds(0.05, 0.05)
+    win, loss = arena.sprt_llr([1.0], 0, 100), arena.sprt_llr([0.0], 0, 100)
+    rng = rnd.Random(7)
+    wrong = 0
+    for _ in range(2000):
+        llr, steps = 0.0, 0
+        while low < llr < up and steps < 20_000:
+            llr += win if rng.random() < 0.5 else loss
+            steps += 1
+        wrong += llr >= up
+    assert wrong / 2000 < 0.065
+
+
+def test_arena_scores_two_bots_on_unequal_seats_fairly() -> None:
+    """Two bots in 3-player games sit A, B, A: B's share of the wins is not a head-to-head score
+    (identical bots came out at about -120 Elo). The pairwise fit puts identical bots level."""
+    rep = arena.run_arena(["random", "random:"], games=600, players=3, game="toy", seed=3)
+    e, lo, hi = rep.elo["random:"]
+    assert lo < 0.0 < hi and abs(e) < 60, rep.elo
+    with pytest.raises(ValueError, match="as many seats"):
+        arena.run_arena(["random", "random:"], games=10, players=3, game="toy", sprt=(0.0, 20.0, 0.05, 0.05))
+    with pytest.raises(ValueError, match="3 bots for 2 seats"):
+        arena.run_arena(["random", "random:", "greedy"], games=10, players=2, game="toy")
+
+
 def test_a_spec_with_a_time_budget_alone_searches_by_time() -> None:
     import engine_ext
 
@@ -144,6 +174,9 @@ def test_statistics() -> None:
     assert low == pytest.approx(-math.log(19)) and up == pytest.approx(math.log(19))
     assert arena.sprt_llr([1.0] * 600 + [0.0] * 400, 0, 20) > up  # clearly better than elo1
     assert arena.sprt_llr([1.0] * 50 + [0.0] * 50, 0, 20) < 0.0
+    # exact Bernoulli likelihood (no draws): 10 wins of 10 at (0, 20) is 10 ln(p1/p0) = 0.56; the
+    # normal approximation said 3.54
+    assert arena.sprt_llr([1.0] * 10, 0, 20) == pytest.approx(10 * math.log(arena.score_of_elo(20) / 0.5))
     r = arena.bradley_terry({("a", "b"): 64, ("b", "a"): 36, ("b", "c"): 64, ("c", "b"): 36}, ["a", "b", "c"])
     assert r["a"] == 0.0 and r["b"] < 0.0 and r["c"] < r["b"]
 
