@@ -169,6 +169,29 @@ def test_redis_a_part_a_worker_has_taken_but_not_started_is_not_lost(settings: S
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
 
 
+def test_redis_a_part_left_in_the_intermediate_list_runs_again(settings: Settings, state: dict[str, Any]) -> None:
+    """A worker whose connection broke as it took a part (a Redis restart) leaves it in the
+    intermediate list, which RQ cleans only every ten minutes: the part stayed queued past the
+    faults run's settle time (1 of 200 jobs stuck). Seen there longer than the heartbeat timeout,
+    it runs again, and the orphan leaves the list."""
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    queue = manager.queue
+    assert isinstance(queue, RQQueue)
+    conn = queue.connection
+    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
+    conn.lmove(queue.rq_queue.key, queue.rq_queue.intermediate_queue_key)  # taken; the worker is gone
+    manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=manager.store.now() - 60))
+    assert queue.entry_lost(rec["id"], 0, 1) is False  # first seen there: maybe being started now
+    conn.set(f"{settings.key_prefix}:taken-since:{rq_id}", time.time() - 60)  # ... a minute ago
+    seen = manager.get(rec["id"])
+    assert seen is not None and seen["parts"][0]["attempt"] == 2, seen
+    assert conn.lpos(queue.rq_queue.intermediate_queue_key, rq_id) is None
+    burst(settings, manager)
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+
+
 def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Settings, state: dict[str, Any]) -> None:
     """RQ marked the part's job started, but no work horse ever claimed the part (a horse that
     started around a Redis outage and died unrecorded): the part stayed queued forever (one of

@@ -7,6 +7,7 @@ import logging
 import os
 import queue as stdqueue
 import threading
+import time
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from typing import Any
@@ -188,15 +189,12 @@ class RQQueue(JobQueue):
             job = Job.fetch(rq_id, connection=self.connection)
             status = job.get_status(refresh=False)
             if status == RQStatus.QUEUED:
-                # RQ (3.x) moves a job a worker takes from the queue's list to the queue's
-                # intermediate list, still QUEUED, until its work horse starts it: a backlog made
-                # every part taken but not yet started look lost (and, twice, failed its job).
-                if self._listed(rq_id):
+                if self._waiting(rq_id):
                     return False
                 job.refresh()  # it may have started while we looked
                 status = job.get_status(refresh=False)
                 if status == RQStatus.QUEUED:
-                    return not self._listed(rq_id)
+                    return not self._waiting(rq_id)
             if status == RQStatus.STARTED:
                 started = job.started_at
                 if started is None:
@@ -210,10 +208,29 @@ class RQQueue(JobQueue):
         except (redis.exceptions.RedisError, OSError):
             return False
 
-    def _listed(self, rq_id: str) -> bool:
-        """Whether the RQ job is in the queue's list or in its intermediate list (taken by a worker)."""
-        return any(self.connection.lpos(key, rq_id) is not None
-                   for key in (self.rq_queue.key, self.rq_queue.intermediate_queue_key))
+    def _waiting(self, rq_id: str) -> bool:
+        """Whether the RQ job waits in the queue's list, or was taken by a worker moments ago.
+
+        RQ (3.x) moves a job a worker takes to the queue's intermediate list, still QUEUED, until
+        its work horse starts it, normally within milliseconds: such a part is not lost (a backlog
+        made parts caught in that moment look lost, and, twice, failed their jobs). But a worker
+        whose connection breaks while it takes one (a Redis restart) leaves it there, and RQ
+        cleans that list only every ten minutes: a part in it longer than the heartbeat timeout
+        (timed from when this check first saw it there) is lost, and taken out of the list."""
+        if self.connection.lpos(self.rq_queue.key, rq_id) is not None:
+            return True
+        intermediate = self.rq_queue.intermediate_queue_key
+        if self.connection.lpos(intermediate, rq_id) is None:
+            return False
+        seen_key = f"{self.settings.key_prefix}:taken-since:{rq_id}"
+        now = time.time()
+        if self.connection.set(seen_key, now, nx=True, ex=3600):
+            return True
+        since = float(self.connection.get(seen_key) or now)
+        if now - since <= self.settings.heartbeat_timeout:
+            return True
+        self.connection.lrem(intermediate, 0, rq_id)
+        return False
 
 
 def redis_connection(url: str, timeout: float | None = 2.0, connect_timeout: float = 2.0) -> Any:
