@@ -162,6 +162,30 @@ class Load:
         return log
 
 
+def rq_state(redis_url: str, queue_name: str, rq_id: str) -> dict[str, Any]:
+    """Where RQ holds one part attempt (`<job>-p<index>-a<attempt>`): its status, and which of the
+    queue's lists and registries name it; for a stuck part, read before the stack goes away."""
+    import redis
+    from rq import Queue
+    from rq.exceptions import NoSuchJobError
+    from rq.job import Job
+
+    conn = redis.Redis.from_url(redis_url, socket_timeout=5)
+    q = Queue(queue_name, connection=conn)
+    try:
+        status: Any = Job.fetch(rq_id, connection=conn).get_status(refresh=False)
+    except NoSuchJobError:
+        status = None
+    return {
+        "rq_id": rq_id,
+        "rq_status": None if status is None else str(getattr(status, "value", status)),
+        "in_queue": conn.lpos(q.key, rq_id) is not None,
+        "in_intermediate": conn.lpos(q.intermediate_queue_key, rq_id) is not None,
+        "in_started_registry": rq_id in q.started_job_registry,
+        "in_failed_registry": rq_id in q.failed_job_registry,
+    }
+
+
 def account(url: str, job_ids: list[str], settle: float) -> dict[str, Any]:
     """Poll every accepted job until it is done or `settle` seconds have passed; classify."""
     deadline = time.monotonic() + settle
@@ -309,6 +333,14 @@ def main(argv: list[str] | None = None) -> int:
         t_settle = time.monotonic()
         figures = account(web.url, load.accepted, args.settle)
         done.set()
+        stuck = figures["examples"].get("stuck")
+        if stuck and stuck.get("job"):
+            with contextlib.suppress(Exception):  # a diagnosis must not hide the figures
+                stuck["rq"] = [
+                    rq_state(redis_server.url, env.get("KASHGAR_QUEUE_NAME", "kashgar"),
+                             f"{stuck['job_id']}-p{p['index']}-a{p['attempt']}")
+                    for p in stuck["job"]["parts"] if p["status"] not in TERMINAL
+                ]
         figures.update(
             {
                 "settle_s": round(time.monotonic() - t_settle, 1),

@@ -400,3 +400,21 @@ def test_settings_from_env() -> None:
     with pytest.raises(ValueError, match="KASHGAR_SYNC_MAX_MS"):
         Settings.from_env({"KASHGAR_SYNC_MAX_MS": "lots"})
     assert os.environ.get("KASHGAR_REDIS_URL") is None or True
+
+
+def test_faults_reads_where_rq_holds_a_part(settings: Settings, state: dict[str, Any]) -> None:
+    """`loadtests.faults` records this for a stuck part before the stack goes away."""
+    from loadtests.faults import rq_state
+
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    assert isinstance(manager.queue, RQQueue) and settings.redis_url
+    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
+    seen = rq_state(settings.redis_url, settings.queue_name, rq_id)
+    assert seen == {"rq_id": rq_id, "rq_status": "queued", "in_queue": True, "in_intermediate": False,
+                    "in_started_registry": False, "in_failed_registry": False}
+    q = manager.queue.rq_queue
+    manager.queue.connection.lmove(q.key, q.intermediate_queue_key)
+    seen = rq_state(settings.redis_url, settings.queue_name, rq_id)
+    assert seen["in_queue"] is False and seen["in_intermediate"] is True
+    assert rq_state(settings.redis_url, settings.queue_name, "nope-p0-a1")["rq_status"] is None
