@@ -292,13 +292,15 @@ def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, 
               on_result: Callable[[GameResult], None] | None = None) -> Report:
     """Play up to `games` games; with `sprt` = (elo0, elo1, alpha, beta) (two bots: the second
     measured against the first) stop as soon as the test decides."""
+    import engine_ext
+
     if not 2 <= players <= 4:
         raise ValueError("2 to 4 players")
     if not specs:
         raise ValueError("no bots")
     if games < 1:
         raise ValueError(f"games must be at least 1, not {games}")
-    if not 0 <= seed <= (1 << 63) - 1 - games:
+    if not 0 <= seed <= engine_ext.SEEDS - 1 - games:
         raise ValueError(f"the seed is an integer from 0 (game g is dealt from seed + g // players), not {seed}")
     lineup = lineup_for(specs, players)
     if sprt is not None and len(set(specs)) != 2:

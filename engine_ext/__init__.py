@@ -18,10 +18,10 @@ from engine_ext import carddata
 from engine_ext.carddata import CardData, CardDataError
 from engine_ext.decisions import Decision, DecisionError
 from engine_ext.game import Engine, Game, IllegalDecision
-from engine_ext.state_json import StateError, state_schema, validate_schema
+from engine_ext.state_json import SEEDS, StateError, state_schema, validate_schema
 
 __all__ = [
-    "COMPILED", "CardData", "CardDataError", "Decision", "DecisionError", "Engine", "Game",
+    "COMPILED", "SEEDS", "CardData", "CardDataError", "Decision", "DecisionError", "Engine", "Game",
     "IllegalDecision", "StateError", "cards", "compiled_available", "from_json", "get_engine",
     "load_core", "new_game", "state_schema", "validate",
 ]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine_ext import core as L
 from engine_ext.carddata import RES_INDEX, RESOURCES, CardData
+from engine_ext.state_json import json_pointer
 
 if TYPE_CHECKING:
     from engine_ext.core import State
@@ -148,7 +149,7 @@ class Decision:
                 allowed = ", ".join(repr(k) for k in ("kind",) + JSON_FIELDS[kind])
                 name = key if isinstance(key, str) else str(key)
                 raise DecisionError(f"unknown field {_short(name)!r} of a {kind} decision (it has {allowed})",
-                                    "/" + name.replace("~", "~0").replace("/", "~1"))
+                                    json_pointer([name]))
 
         def field(name: str, typ: type) -> Any:
             if name not in obj:

@@ -9,7 +9,7 @@ from typing import Any
 from engine_ext import core as L
 from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError
-from engine_ext.state_json import StateError, dump_doc, load_doc, new_game_doc
+from engine_ext.state_json import StateError, dump_doc, is_strict_int, load_doc, new_game_doc
 
 DecisionLike = Decision | str | dict[str, Any] | int
 
@@ -132,8 +132,7 @@ class Game:
         """The full state, or the view of player `observer` (hidden deck order left out)."""
         if observer is None:
             observer = self.observer
-        if observer is not None and (not isinstance(observer, int) or isinstance(observer, bool)
-                                     or not 0 <= observer < self.players):
+        if observer is not None and (not is_strict_int(observer) or not 0 <= observer < self.players):
             raise ValueError(f"observer must be a seat from 0 to {self.players - 1} (or None), got {observer}")
         return dump_doc(self.state.export(), int(self.state.get_rng()), self.engine.data, observer)
 

@@ -49,6 +49,10 @@ class StateError(ValueError):
         return (type(self), (self.pointer, self.message))
 
 
+#: Seeds of a deal (and of the searches) are the integers 0 .. SEEDS - 1.
+SEEDS = 1 << 63
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
     text = resources.files("engine_ext").joinpath("data/state.schema.json").read_text(encoding="utf-8")
@@ -95,7 +99,8 @@ def _validator() -> Any:
     return _StrictValidator(_inline_refs(full, full.get("$defs", {})))
 
 
-def _pointer(path: Any) -> str:
+def json_pointer(path: Any) -> str:
+    """The JSON pointer (RFC 6901) of a path of keys and indices: `~` and `/` escaped."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
 
@@ -131,7 +136,7 @@ def validate_schema(doc: Any) -> None:
             patterns = list(e.schema.get("patternProperties", {}))
             extra = sorted(k for k in e.instance if k not in known and not any(re.search(p, k) for p in patterns))
             path += extra[:1]  # point at the unknown field itself
-        raise StateError(_pointer(path), _message(e))
+        raise StateError(json_pointer(path), _message(e))
 
 
 # ---- variants ------------------------------------------------------------------------------
@@ -172,7 +177,7 @@ def new_game_doc(players: int, seed: int, variant: Any, data: CardData, turn_lim
     """The setup of the rules, shuffled by `seed`, as a full state document."""
     if not isinstance(players, int) or not 2 <= players <= 4:
         raise StateError("/players", "2, 3 or 4 players")
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+    if not is_strict_int(seed) or not 0 <= seed < SEEDS:
         raise StateError("/seed", "the seed is an integer in 0..2^63-1")
     counts = variant_counts(variant, data)
     rnd = random.Random(seed)

@@ -13,7 +13,6 @@ from kashgar_cli.play_text import CardText
 
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
 MAX_EVENTS = 12  # events shown after a decision
-SEEDS = 1 << 63  # seeds are integers in 0..2^63-1 (the engine's and the service's range)
 
 
 def register(subparsers: Any) -> None:
@@ -162,11 +161,13 @@ def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, 
 
 
 def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out: TextIO) -> int:
+    import engine_ext
+
     if not 0 <= args.seat < args.players:
         out.write(f"--seat must be in 0..{args.players - 1}\n")
         return 2
-    if not 0 <= args.seed < SEEDS:
-        out.write(f"--seed must be in 0..{SEEDS - 1}\n")
+    if not 0 <= args.seed < engine_ext.SEEDS:
+        out.write(f"--seed must be in 0..{engine_ext.SEEDS - 1}\n")
         return 2
     if args.max_decisions < 0:
         out.write("--max-decisions must be 0 (play on) or more\n")
@@ -197,7 +198,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             render(state, args.seat, out, words)
 
             def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
-                a = table.suggest(st, p, args.level, (args.seed + k) % SEEDS)
+                a = table.suggest(st, p, args.level, (args.seed + k) % engine_ext.SEEDS)
                 what = words.decision(a.get("decision") or {}, st, p)
                 chance = a.get("win_prob")
                 odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
@@ -214,7 +215,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             text = rng.choice(info["legal"])["text"]
             out.write(f"you (auto): {text}\n")
         else:
-            answer = table.suggest(state, player, args.level, (args.seed * 7919 + decisions) % SEEDS)
+            answer = table.suggest(state, player, args.level, (args.seed * 7919 + decisions) % engine_ext.SEEDS)
             text = answer["decision_text"]
             out.write(f"bot {player} ({args.level}): {text}\n")
         result = table.apply(state, text)

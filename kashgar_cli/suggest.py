@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, too deep, a number too long
         print(f"kashgar suggest: {args.state} is not JSON: {str(exc)[:200]}", file=sys.stderr)
         return 2
-    if not 0 <= args.seed < 1 << 63:
-        print(f"kashgar suggest: --seed must be in 0..{(1 << 63) - 1}", file=sys.stderr)
+    if not 0 <= args.seed < engine_ext.SEEDS:
+        print(f"kashgar suggest: --seed must be in 0..{engine_ext.SEEDS - 1}", file=sys.stderr)
         return 2
     try:
         answer = analyse_state(doc, level=args.level, iterations=args.iterations, time_ms=args.time_ms,
