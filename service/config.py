@@ -53,6 +53,8 @@ class Settings:
     max_attempts: int = 2
     #: Largest request body in bytes (413 above).
     max_body_bytes: int = 1_048_576
+    #: Seconds each read or write of a client's socket may take (gunicorn worker; 408 for a body).
+    client_timeout_s: float = 10.0
     #: Log level and whether logs are JSON lines.
     log_level: str = "INFO"
     log_json: bool = True

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from flask import Flask, Response, g, jsonify
+from flask import Flask, Response, g, has_app_context, jsonify
 from pydantic import BaseModel, ValidationError
 from werkzeug.exceptions import HTTPException
 
@@ -63,8 +63,29 @@ class APIError(Exception):
             "pointer": self.pointer,
             "in": self.location,
             "errors": self.errors,
-            "request_id": getattr(g, "request_id", None),
+            "request_id": getattr(g, "request_id", None) if has_app_context() else None,
         }
+
+
+#: The `error` code of an HTTP error answered without a more specific one.
+HTTP_CODES = {
+    400: "bad_request",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    414: "uri_too_long",
+    415: "unsupported_media_type",
+    417: "expectation_failed",
+    431: "header_fields_too_large",
+    500: "internal_error",
+    501: "not_implemented",
+}
+
+
+def http_code(status: int, reason: str) -> str:
+    """The `error` code of status `status` (its reason phrase in snake case when none is listed)."""
+    return HTTP_CODES.get(status, reason.lower().replace(" ", "_"))
 
 
 # pydantic puts the member type of a union into `loc`; those tokens are not part of the document.
@@ -143,17 +164,10 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException) -> Response:
         status = err.code or 500
-        codes = {
-            400: "bad_request",
-            404: "not_found",
-            405: "method_not_allowed",
-            413: "body_too_large",
-            415: "unsupported_media_type",
-        }
         message = err.description or err.name
         if status == 413:
             message = f"the request body is larger than {app.config.get('MAX_CONTENT_LENGTH')} bytes"
-        api = APIError(status, codes.get(status, err.name.lower().replace(" ", "_")), message, "")
+        api = APIError(status, http_code(status, err.name), message, "")
         resp = error_response(api)
         if status == 405:
             valid = getattr(err, "valid_methods", None)

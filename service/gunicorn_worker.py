@@ -17,24 +17,20 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from typing import Any
 
 import gunicorn.util
 from gunicorn.workers.sync import SyncWorker
 
-_CODES = {400: "bad_request", 403: "forbidden", 414: "uri_too_long", 417: "expectation_failed",
-          431: "header_fields_too_large", 500: "internal_error", 501: "not_implemented"}
+from .config import Settings
+from .errors import APIError, http_code
 
 
 def client_timeout_s() -> float:
-    raw = os.environ.get("KASHGAR_CLIENT_TIMEOUT_S", "") or "10"
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"KASHGAR_CLIENT_TIMEOUT_S={raw!r}: not a number of seconds") from None
+    """`KASHGAR_CLIENT_TIMEOUT_S` (Settings.client_timeout_s), which must be above 0."""
+    value = Settings.from_env().client_timeout_s
     if not value > 0:
-        raise ValueError(f"KASHGAR_CLIENT_TIMEOUT_S={raw!r}: must be above 0")
+        raise ValueError(f"KASHGAR_CLIENT_TIMEOUT_S={value!r}: must be above 0")
     return value
 
 
@@ -58,13 +54,11 @@ class _SlowClientFilter(logging.Filter):
 def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
     """gunicorn's `util.write_error`, writing the service's error body (`service.errors`)."""
     where = "path" if status == 414 else "header" if status == 431 else "body"
-    text = message or reason
-    body = json.dumps({"error": _CODES.get(status, reason.lower().replace(" ", "_")), "message": text,
-                       "pointer": "", "in": where, "errors": [{"pointer": "", "message": text}],
-                       "request_id": None}).encode()
+    error = APIError(status, http_code(status, reason), message or reason, "", location=where)
+    data = json.dumps(error.body()).encode()
     head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
-    gunicorn.util.write_nonblock(sock, head + body)
+            f"Content-Length: {len(data)}\r\n\r\n").encode("latin-1")
+    gunicorn.util.write_nonblock(sock, head + data)
 
 
 class ClientTimeoutSyncWorker(SyncWorker):

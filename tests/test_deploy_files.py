@@ -17,7 +17,7 @@ from service.config import Settings
 
 DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
 # read by service/gunicorn_conf.py and service/gunicorn_worker.py, not Settings fields
-SERVER_VARS = {"KASHGAR_BIND", "KASHGAR_WEB_WORKERS", "KASHGAR_CLIENT_TIMEOUT_S"}
+SERVER_VARS = {"KASHGAR_BIND", "KASHGAR_WEB_WORKERS"}
 
 
 def k8s_docs() -> list[dict[str, Any]]:
