@@ -68,6 +68,21 @@ def burst(settings: Settings, manager: JobManager) -> None:
     SimpleWorker([settings.queue_name], connection=manager.queue.connection).work(burst=True, logging_level="WARNING")
 
 
+def one_part_job(settings: Settings, state: dict[str, Any]) -> tuple[JobManager, RQQueue, dict[str, Any], str]:
+    """A one-part job submitted on Redis: its manager, queue, record and the RQ id of attempt 1."""
+    manager = build_manager(settings)
+    rec = manager.submit(spec_of(state, parallel=1), None)
+    assert isinstance(manager.queue, RQQueue)
+    return manager, manager.queue, rec, RQQueue.rq_job_id(rec["id"], 0, 1)
+
+
+def run_to_the_end(settings: Settings, manager: JobManager, job_id: str) -> None:
+    """A worker runs what is queued; the job must then be finished."""
+    burst(settings, manager)
+    done = manager.get(job_id)
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+
+
 # ----------------------------------------------------------------------------- plans
 
 
@@ -151,12 +166,8 @@ def test_redis_a_part_a_worker_has_taken_but_not_started_is_not_lost(settings: S
     """RQ moves a taken job to the queue's intermediate list (still QUEUED) until its work horse
     starts it; under a backlog longer than the heartbeat timeout such parts were called lost,
     retried, and after two such retries their job failed."""
-    manager = build_manager(settings)
-    rec = manager.submit(spec_of(state, parallel=1), None)
-    queue = manager.queue
-    assert isinstance(queue, RQQueue)
+    manager, queue, rec, rq_id = one_part_job(settings, state)
     conn = queue.connection
-    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
     assert conn.lmove(queue.rq_queue.key, queue.rq_queue.intermediate_queue_key) == rq_id.encode()  # as a worker does
     assert queue.entry_lost(rec["id"], 0, 1) is False
     old = manager.store.now() - 60  # waiting far longer than the heartbeat timeout
@@ -164,9 +175,7 @@ def test_redis_a_part_a_worker_has_taken_but_not_started_is_not_lost(settings: S
     seen = manager.get(rec["id"])
     assert seen is not None and seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["history"] == [], seen
     conn.lmove(queue.rq_queue.intermediate_queue_key, queue.rq_queue.key)  # back, and run it
-    burst(settings, manager)
-    done = manager.get(rec["id"])
-    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    run_to_the_end(settings, manager, rec["id"])
 
 
 def test_redis_a_part_left_in_the_intermediate_list_runs_again(settings: Settings, state: dict[str, Any]) -> None:
@@ -174,12 +183,8 @@ def test_redis_a_part_left_in_the_intermediate_list_runs_again(settings: Setting
     intermediate list, which RQ cleans only every ten minutes: the part stayed queued past the
     faults run's settle time (1 of 200 jobs stuck). Seen there longer than the heartbeat timeout,
     it runs again, and the orphan leaves the list."""
-    manager = build_manager(settings)
-    rec = manager.submit(spec_of(state, parallel=1), None)
-    queue = manager.queue
-    assert isinstance(queue, RQQueue)
+    manager, queue, rec, rq_id = one_part_job(settings, state)
     conn = queue.connection
-    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
     conn.lmove(queue.rq_queue.key, queue.rq_queue.intermediate_queue_key)  # taken; the worker is gone
     manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=manager.store.now() - 60))
     assert queue.entry_lost(rec["id"], 0, 1) is False  # first seen there: maybe being started now
@@ -187,9 +192,7 @@ def test_redis_a_part_left_in_the_intermediate_list_runs_again(settings: Setting
     seen = manager.get(rec["id"])
     assert seen is not None and seen["parts"][0]["attempt"] == 2, seen
     assert conn.lpos(queue.rq_queue.intermediate_queue_key, rq_id) is None
-    burst(settings, manager)
-    done = manager.get(rec["id"])
-    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    run_to_the_end(settings, manager, rec["id"])
 
 
 def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Settings, state: dict[str, Any]) -> None:
@@ -202,11 +205,7 @@ def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Setti
     from rq.job import Job
     from rq.job import JobStatus as RQStatus
 
-    manager = build_manager(settings)
-    rec = manager.submit(spec_of(state, parallel=1), None)
-    queue = manager.queue
-    assert isinstance(queue, RQQueue)
-    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
+    manager, queue, rec, rq_id = one_part_job(settings, state)
     queue.connection.lrem(queue.rq_queue.key, 0, rq_id)  # taken by a worker, which started it ...
     job = Job.fetch(rq_id, connection=queue.connection)
     job.started_at = datetime.now(timezone.utc)
@@ -219,9 +218,7 @@ def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Setti
     seen = manager.get(rec["id"])
     assert seen is not None and seen["parts"][0]["attempt"] == 2, seen
     assert "queue lost the part" in seen["parts"][0]["history"][0]["error"]
-    burst(settings, manager)
-    done = manager.get(rec["id"])
-    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    run_to_the_end(settings, manager, rec["id"])
 
 
 def test_redis_a_worker_restarted_under_the_name_of_a_dead_one_runs(settings: Settings, state: dict[str, Any]) -> None:
@@ -406,15 +403,12 @@ def test_faults_reads_where_rq_holds_a_part(settings: Settings, state: dict[str,
     """`loadtests.faults` records this for a stuck part before the stack goes away."""
     from loadtests.faults import rq_state
 
-    manager = build_manager(settings)
-    rec = manager.submit(spec_of(state, parallel=1), None)
-    assert isinstance(manager.queue, RQQueue) and settings.redis_url
-    rq_id = RQQueue.rq_job_id(rec["id"], 0, 1)
+    manager, queue, rec, rq_id = one_part_job(settings, state)
+    assert settings.redis_url
     seen = rq_state(settings.redis_url, settings.queue_name, rq_id)
     assert seen == {"rq_id": rq_id, "rq_status": "queued", "in_queue": True, "in_intermediate": False,
                     "in_started_registry": False, "in_failed_registry": False}
-    q = manager.queue.rq_queue
-    manager.queue.connection.lmove(q.key, q.intermediate_queue_key)
+    queue.connection.lmove(queue.rq_queue.key, queue.rq_queue.intermediate_queue_key)
     seen = rq_state(settings.redis_url, settings.queue_name, rq_id)
     assert seen["in_queue"] is False and seen["in_intermediate"] is True
     assert rq_state(settings.redis_url, settings.queue_name, "nope-p0-a1")["rq_status"] is None
