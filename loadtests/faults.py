@@ -341,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
                              f"{stuck['job_id']}-p{p['index']}-a{p['attempt']}")
                     for p in stuck["job"]["parts"] if p["status"] not in TERMINAL
                 ]
+        registered: Any = None
+        with contextlib.suppress(Exception):
+            registered = int(http_json("GET", web.url + "/readyz", timeout=10)[1]["checks"]["workers"])
         figures.update(
             {
                 "settle_s": round(time.monotonic() - t_settle, 1),
@@ -348,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
                 "sync_requests": dict(load.sync_status),
                 "faults": fault_log,
                 "rq_workers_alive_after_load": alive,
+                "rq_workers_registered_after_load": registered,  # /readyz's count; should equal the live ones
                 "rq_worker_exits_unplanned": exits,
                 "supervised": args.supervise,
                 "redis_persistence": args.redis_persistence,

@@ -18,7 +18,7 @@ from service.config import Settings
 from service.jobs import JobManager, SqliteStore, build_manager
 from service.jobs.model import JobStatus, job_status
 from service.jobs.queue import EmbeddedQueue, RQQueue
-from service.testing import RedisServer, free_port
+from service.testing import RedisServer, Worker, free_port, wait_until
 
 ENV = {
     "KASHGAR_KEY_PREFIX": "kgtest",
@@ -298,6 +298,35 @@ def test_redis_results_expire(
     assert 0 < conn.ttl(key) <= 2 or conn.exists(key) == 0
     time.sleep(2.6)
     assert manager.get(rec["id"]) is None
+
+
+def test_redis_a_worker_is_registered_again_after_redis_restarts_without_persistence(
+    env: dict[str, str], state: dict[str, Any]
+) -> None:
+    """RQ reconnects after a Redis restart and goes on working, but an empty Redis no longer lists
+    the worker: `Worker.all()`, and so `/readyz`'s `workers`, said 0 until the worker restarted.
+    The worker's reaper thread now registers it again; a stopped worker is not brought back."""
+    with RedisServer() as server:
+        settings = Settings.from_env(overrides={"redis_url": server.url})
+        queue = build_manager(settings).queue
+        worker = Worker(server.url, env=env).start()
+        try:
+            wait_until(lambda: queue.workers() == 1, 30.0, what="the worker registers")
+            server.stop()
+            server.start()  # the same port, nothing kept
+            assert queue.workers() == 0
+            wait_until(lambda: queue.workers() == 1, 30.0, what="the worker registers again")
+            manager = build_manager(settings)
+            rec = manager.submit(spec_of(state, iterations=60, parallel=1), None)
+
+            def finished() -> bool:
+                job = manager.get(rec["id"])
+                return job is not None and job_status(job) == JobStatus.FINISHED
+
+            wait_until(finished, 60.0, what="the job runs on the worker")
+        finally:
+            worker.stop()
+        assert queue.workers() == 0  # a stopped worker's reaper did not register it again
 
 
 def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
 """The RQ worker entry point (`kashgar worker` calls `run_worker`): an RQ worker on the Kashgar
 queue that runs the parts of long searches, a reaper thread that finds the parts of workers that
-died (retry, or fail visibly after the last attempt), and a wait for Redis, at start or after
-losing it, instead of exiting. A plain `rq worker` runs the parts too, but without the reaper."""
+died (retry, or fail visibly after the last attempt) and registers this worker again when Redis
+has forgotten it (a restart without persistence), and a wait for Redis, at start or after losing
+it, instead of exiting. A plain `rq worker` runs the parts too, but without the reaper."""
 
 from __future__ import annotations
 
@@ -20,15 +21,39 @@ from ..config import Settings
 log = logging.getLogger("kashgar.worker")
 
 
-def _reaper(stop: threading.Event, interval: float, settings: Settings) -> None:
+def _reaper(stop: threading.Event, interval: float, settings: Settings, running: list[Any]) -> None:
     from . import build_manager
 
     manager = build_manager(settings)
     while not stop.wait(interval):
         try:
             manager.reap_all()
+            if running and register_again(running[0]):
+                log.warning("Redis had forgotten worker %s (restarted without persistence?); registered it again",
+                            running[0].name)
         except Exception as exc:  # noqa: BLE001 - Redis may be down for a while
             log.warning("reaper: %s", exc)
+
+
+def register_again(worker: Any) -> bool:
+    """Put a live RQ `worker` back in Redis's worker registry when Redis has lost it (True), as
+    after a restart without persistence: RQ reconnects and goes on working, but never registers
+    again, so `Worker.all()` (and `/readyz`'s `workers`) counted 0. False when it is registered,
+    not yet born, or has registered its death (stopping)."""
+    from rq import worker_registration
+
+    if worker.birth_date is None or worker.last_heartbeat is None:
+        return False
+    conn = worker.connection
+    key = worker.key
+    if conn.sismember(worker.redis_workers_keys, key) or conn.hexists(key, "death"):
+        return False
+    with conn.pipeline() as pipe:
+        pipe.hset(key, mapping=worker.serialize())
+        worker_registration.register(worker, pipe)
+        pipe.expire(key, worker.worker_ttl + 60)
+        pipe.execute()
+    return True
 
 
 def run_worker(settings: Settings, *, name: str | None = None, burst: bool = False, simple: bool = False,
@@ -51,9 +76,11 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
     cls = SimpleWorker if simple else Worker
     base_name = name or f"{socket.gethostname()}.{os.getpid()}"
     stop = threading.Event()
+    running: list[Any] = []  # the RQ worker now working, for the reaper to keep registered
     if reaper:
         interval = max(0.5, settings.heartbeat_timeout / 3)
-        threading.Thread(target=_reaper, args=(stop, interval, settings), name="kashgar-reaper", daemon=True).start()
+        threading.Thread(target=_reaper, args=(stop, interval, settings, running), name="kashgar-reaper",
+                         daemon=True).start()
     shutdown = threading.Event()
     attempt = 0
     try:
@@ -62,7 +89,11 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
             worker_name = base_name if attempt == 0 else f"{base_name}-r{attempt}"
             try:
                 worker = cls([settings.queue_name], connection=connection, name=worker_name)
-                worker.work(burst=burst, logging_level=settings.log_level.upper())
+                running[:] = [worker]
+                try:
+                    worker.work(burst=burst, logging_level=settings.log_level.upper())
+                finally:
+                    running.clear()
                 return 0
             except ValueError as exc:
                 # RQ refuses a name still registered: a worker of that name killed without
