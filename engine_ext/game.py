@@ -109,8 +109,18 @@ class Game:
         return d.to_code(self.state, self.engine.data)
 
     # ---- changes -------------------------------------------------------------------
-    def apply(self, d: DecisionLike) -> list[dict[str, Any]]:
-        """Apply a legal decision; returns what happened (events). IllegalDecision if not legal."""
+    def hidden_from(self, observer: int | None) -> bool:
+        """Whether the decision now pending is a choice among drawn Special cards or contracts
+        that `observer` has not seen (only the turn player sees them): its legal decisions name
+        them, and a view of `observer` holds made-up cards in their place."""
+        d = self.state.export()
+        return (observer is not None and observer != d[L.S_TURNPL] and d[L.S_LIMBO_N] > 0
+                and d[L.S_LIMBO_SRC] != L.DECK_STANDARD)
+
+    def apply(self, d: DecisionLike, observer: int | None = None) -> list[dict[str, Any]]:
+        """Apply a legal decision; returns what happened (events), as seen by `observer` when
+        given: a Special card it did not see drawn or put back is not named. IllegalDecision if
+        not legal."""
         code = self.code(d)
         if self.is_terminal:
             raise IllegalDecision("the game is over")
@@ -119,7 +129,7 @@ class Game:
             raise IllegalDecision(f"{shown} is not legal here; legal: {', '.join(map(str, self.legal()))}")
         before = self.state.export()
         self.state.apply_unchecked(code)
-        return events(before, self.state.export(), self.engine.data)
+        return events(before, self.state.export(), self.engine.data, observer)
 
     def clone(self) -> Game:
         return Game(self.engine, self.state.clone(), self.observer)
@@ -144,9 +154,13 @@ class Game:
                 f"vp {self.scores()}>")
 
 
-def events(before: list[int], after: list[int], data: CardData) -> list[dict[str, Any]]:
-    """What a decision changed, as a list of events (resources, cards, contracts)."""
+def events(before: list[int], after: list[int], data: CardData, observer: int | None = None) -> list[dict[str, Any]]:
+    """What a decision changed, as a list of events (resources, cards, contracts); seen by
+    `observer` when given: a card moving between the Special deck and the drawn cards of another
+    seat's turn is not named (`"card": null`), as only the drawer sees it."""
     out: list[dict[str, Any]] = []
+    private = {L.L_SPC, L.L_LIMBO}
+    blind = observer is not None and observer != before[L.S_TURNPL]
     n = after[L.S_PLAYERS]
     for p in range(n):
         for r, name in enumerate(RESOURCES):
@@ -163,7 +177,9 @@ def events(before: list[int], after: list[int], data: CardData) -> list[dict[str
     for card in range(len(data.card_kind)):
         a, b = before[L.O_LOC + card], after[L.O_LOC + card]
         if a != b or before[L.O_FLIP + card] != after[L.O_FLIP + card]:
-            slug = data.kinds[data.card_kind[card]].slug
+            slug: str | None = data.kinds[data.card_kind[card]].slug
+            if blind and a in private and b in private:
+                slug = None
             ev: dict[str, Any] = {"event": "card", "card": slug}
             ev["from"] = {"player": a >> 2, "caravan": a & 3} if a < 16 else names.get(a, str(a))
             ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))

@@ -140,9 +140,12 @@ class KashgarClient:
 
     # ----------------------------------------------------------------- rules
     def new_game(
-        self, players: int = 2, seed: int = 0, variant: Any = None, observer: int | None = None
+        self, players: int = 2, seed: int | None = None, variant: Any = None, observer: int | None = None
     ) -> dict[str, Any]:
-        body: dict[str, Any] = {"players": players, "seed": seed, "variant": variant}
+        """A new game; without `seed`, a random deal."""
+        body: dict[str, Any] = {"players": players, "variant": variant}
+        if seed is not None:
+            body["seed"] = seed
         if observer is not None:
             body["observer"] = observer
         return dict(self.request("POST", "/games", body)[1])

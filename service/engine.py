@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import secrets
 from typing import Any
 
 import engine_ext
@@ -51,6 +52,29 @@ def decision_json(d: Any) -> dict[str, Any]:
 
 def legal(game: Any) -> list[dict[str, Any]]:
     return [decision_json(d) for d in game.legal()]
+
+
+def legal_seen_by(game: Any, observer: int | None) -> dict[str, Any]:
+    """`legal` and `legal_hidden` for a response that `observer` sees (None: the full state): when
+    the player to move is choosing among cards it drew unseen by the observer (Special cards,
+    contracts), its decisions would name them, so they are left out and `legal_hidden` is true."""
+    if game.hidden_from(observer):
+        return {"legal": [], "legal_hidden": True}
+    return {"legal": legal(game), "legal_hidden": False}
+
+
+def refuse_hidden_choice(game: Any, prefix: str = "/state") -> None:
+    """422 when `game` is a player's view and the player to move is choosing among cards that
+    view does not show: a view holds made-up cards in their place, so neither a decision nor a
+    search on it would mean anything."""
+    if game.hidden_from(game.observer):
+        raise APIError(
+            422,
+            "hidden_choice",
+            f"seat {game.turn_player} is choosing among cards it drew that this view (seat {game.observer}) "
+            "has not seen; send the full state, or the view of that seat",
+            prefix + "/pending/drawn",
+        )
 
 
 def parse_decision(game: Any, value: Any, prefix: str = "/decision") -> Any:
@@ -99,6 +123,12 @@ def game_summary(game: Any) -> dict[str, Any]:
     if players:
         out["vp"] = [int(game.vp(p)) for p in range(players)]
     return out
+
+
+def random_seed() -> int:
+    """An unguessable deal seed: a view does not show the deck order, but a small or default seed
+    can be found from the public deal, and with it every deck."""
+    return secrets.randbelow(engine_ext.SEEDS)
 
 
 def new_game(players: int, seed: int, variant: Any) -> Any:

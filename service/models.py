@@ -71,7 +71,15 @@ class SuggestRequest(Request):
 
 class NewGameRequest(Request):
     players: Annotated[int, Field(ge=2, le=4)] = 2
-    seed: Seed = 0
+    seed: Annotated[
+        int | None,
+        Field(
+            ge=0,
+            le=(1 << 63) - 1,
+            description="Seed of the deal: same seed, same game. Omitted: a random, unguessable deal "
+            "(a small seed can be found from a player's view, and with it the order of every deck).",
+        ),
+    ] = None
     variant: Annotated[
         Literal["all"] | dict[str, Any] | None,
         WithJsonSchema(
@@ -214,23 +222,32 @@ class GameSummary(Response):
     vp: list[int] | None = None
 
 
-class GameResponse(GameSummary):
-    state: State
+class WithLegal(GameSummary):
     legal: list[DecisionItem]
+    legal_hidden: bool = Field(
+        False,
+        description="True when the response is a view of a seat that is not to move and the player "
+        "to move is choosing among cards it drew unseen by that seat: `legal` is then left empty.",
+    )
+
+
+class GameResponse(WithLegal):
+    state: State
     request_id: str
 
 
-class LegalResponse(GameSummary):
-    legal: list[DecisionItem]
+class LegalResponse(WithLegal):
     count: int
     request_id: str
 
 
-class ApplyResponse(GameSummary):
+class ApplyResponse(WithLegal):
     state: State
     decision: DecisionItem
-    events: list[dict[str, Any]]
-    legal: list[DecisionItem]
+    events: list[dict[str, Any]] = Field(
+        description="What the decision changed, as the returned state's observer sees it: a Special card "
+        "another seat drew or put back unseen has `card: null`."
+    )
     request_id: str
 
 

@@ -45,10 +45,10 @@ def new_game() -> Response:
         adds = variant.get("additional", [])
         if not isinstance(adds, list) or not all(isinstance(a, str) for a in adds):
             raise APIError(422, "validation_error", "additional must be a list of card slugs", "/variant/additional")
-    game = engine.new_game(req.players, req.seed, variant)
+    game = engine.new_game(req.players, req.seed if req.seed is not None else engine.random_seed(), variant)
     body = engine.game_summary(game)
     body["state"] = _to_json(game, req.observer, "/observer")
-    body["legal"] = engine.legal(game)
+    body.update(engine.legal_seen_by(game, req.observer))
     return jsonify(with_request_id(body))
 
 
@@ -62,11 +62,13 @@ def new_game() -> Response:
     responses={200: ("The decisions the player to move may take.", LegalResponse)},
 )
 def legal() -> Response:
-    """Every legal decision of the player to move (empty when the game is over)."""
+    """Every legal decision of the player to move (empty when the game is over, or when the
+    state is a view of another seat and the player to move is choosing among cards it drew
+    unseen: then `legal_hidden` is true)."""
     req = read_body(LegalRequest)
     game = engine.load_game(req.state)
     body = engine.game_summary(game)
-    body["legal"] = engine.legal(game)
+    body.update(engine.legal_seen_by(game, game.observer))
     body["count"] = len(body["legal"])
     return jsonify(with_request_id(body))
 
@@ -85,17 +87,16 @@ def apply() -> Response:
     `observer` says otherwise), the events and the next legal decisions."""
     req = read_body(ApplyRequest)
     game = engine.load_game(req.state)
+    engine.refuse_hidden_choice(game)
     decision = engine.parse_decision(game, req.decision, "/decision")
+    observer = req.observer if req.observer is not None else game.observer
     try:
-        events = game.apply(decision)
+        events = game.apply(decision, observer=observer)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise APIError(422, "illegal_decision", f"cannot apply {decision}: {exc}", "/decision") from None
-    observer = req.observer if req.observer is not None else req.state.get("observer")
-    if not isinstance(observer, int) or isinstance(observer, bool):
-        observer = None
     body = engine.game_summary(game)
     body["state"] = _to_json(game, observer, "/observer")
     body["decision"] = engine.decision_json(decision)
-    body["events"] = [e if isinstance(e, dict) else {"event": str(e)} for e in (events or [])]
-    body["legal"] = engine.legal(game)
+    body["events"] = events
+    body.update(engine.legal_seen_by(game, observer))
     return jsonify(with_request_id(body))

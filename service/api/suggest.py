@@ -76,10 +76,12 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
         )
     if mode == "auto":
         mode = "sync" if fits_sync else "async"
-    if mode != "sync":
+    if mode != "sync" or req.state.get("observer") is not None:
         # A job must not be queued for a state the search would reject; a synchronous search
-        # validates the state itself (one parse instead of two) and its errors map to 422 below.
+        # validates the state itself (one parse instead of two) and its errors map to 422 below,
+        # except a view whose player to move chooses among cards the view does not show.
         game = engine.load_game(req.state, "/state")
+        engine.refuse_hidden_choice(game)
         if game.is_terminal or game.current_player < 0:
             raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
     parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend)
