@@ -236,6 +236,34 @@ def test_redis_a_worker_restarted_under_the_name_of_a_dead_one_runs(settings: Se
     assert done["parts"][0]["worker"].endswith("wk0-r1"), done["parts"][0]
 
 
+def test_redis_a_worker_that_lost_redis_goes_on_under_one_registration(
+    settings: Settings, state: dict[str, Any]
+) -> None:
+    """A worker whose connection breaks outside RQ's own retry (a heartbeat as Redis restarts)
+    goes on under a new name; Redis that kept its data listed the old name too, as a second
+    worker, until its key expired. Here the break is forced once, right after registering."""
+    from rq import Worker as RQWorker
+
+    from service.jobs.worker import run_worker
+
+    class LosesRedisOnce(SimpleWorker):
+        lost = False
+
+        def work(self, burst: bool = False, logging_level: str = "INFO", **kw: Any) -> bool:
+            if not LosesRedisOnce.lost:
+                LosesRedisOnce.lost = True
+                self.register_birth()
+                raise redis.exceptions.ConnectionError("Connection closed by server.")
+            return bool(super().work(burst=True, logging_level=logging_level, **kw))
+
+    manager, queue, rec, _ = one_part_job(settings, state)
+    assert run_worker(settings, name="wk1", worker_class=LosesRedisOnce, reaper=False, reconnect_timeout=5) == 0
+    done = manager.get(rec["id"])
+    assert done is not None and job_status(done) == JobStatus.FINISHED, done
+    assert done["parts"][0]["worker"].endswith("wk1-r1")
+    assert [w.name for w in RQWorker.all(connection=queue.connection)] == []  # both names gone
+
+
 def test_redis_dead_worker_last_attempt_fails_visibly(settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(Settings.from_env(overrides={"redis_url": settings.redis_url, "max_attempts": 1}))
     rec = manager.submit(spec_of(state, parallel=1), None)

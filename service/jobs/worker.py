@@ -57,10 +57,11 @@ def register_again(worker: Any) -> bool:
 
 
 def run_worker(settings: Settings, *, name: str | None = None, burst: bool = False, simple: bool = False,
-               reaper: bool = True, reconnect_timeout: float = 300.0) -> int:
+               reaper: bool = True, reconnect_timeout: float = 300.0, worker_class: Any = None) -> int:
     """Work the queue of `settings` until stopped (0), or until Redis stays away longer than
     `reconnect_timeout` (1). `name`: the worker's name (default host.pid); `simple`: run jobs in
-    this process (rq SimpleWorker, no fork per job); `burst`: exit when the queue is empty."""
+    this process (rq SimpleWorker, no fork per job); `burst`: exit when the queue is empty;
+    `worker_class`: another RQ worker class (tests)."""
     from rq import SimpleWorker, Worker
 
     from .queue import redis_connection
@@ -73,7 +74,7 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
 
     # No socket timeout: the worker blocks on BLPOP for minutes.
     connection = redis_connection(settings.redis_url, timeout=None, connect_timeout=10.0)
-    cls = SimpleWorker if simple else Worker
+    cls = worker_class or (SimpleWorker if simple else Worker)
     base_name = name or f"{socket.gethostname()}.{os.getpid()}"
     stop = threading.Event()
     running: list[Any] = []  # the RQ worker now working, for the reaper to keep registered
@@ -83,6 +84,7 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
                          daemon=True).start()
     shutdown = threading.Event()
     attempt = 0
+    worker: Any = None
     try:
         while True:
             # after a reconnect, a fresh name: the old one may still be registered in Redis
@@ -119,8 +121,21 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
                     log.error("Redis did not come back within %.0f s; the worker stops", reconnect_timeout)
                     return 1
                 log.info("Redis is there; the worker goes on")
+                _forget(worker)
     finally:
         stop.set()
+
+
+def _forget(worker: Any) -> None:
+    """Take a worker that lost Redis out of RQ's registry: the worker goes on under a new name,
+    and Redis that kept its data (an append-only file) would list the old name as a second
+    worker until its key expires (8 minutes), so `/readyz` counted more workers than ran."""
+    if worker is None or worker.birth_date is None:
+        return
+    try:
+        worker.register_death()
+    except redis.exceptions.RedisError as exc:
+        log.warning("could not unregister %s: %s", worker.name, exc)
 
 
 def _stop_on_signals(shutdown: threading.Event) -> None:
