@@ -123,22 +123,34 @@ class ApplyRequest(Request):
 # --------------------------------------------------------------------------------- responses
 
 
+WIN_PROB = (
+    "The search's mean reward for the player to move, 0..1 (the evaluation at the search's leaves, "
+    "a few decisions ahead, squashed by a softmax over the seats' VP): higher is better, but it is a "
+    "score, not a calibrated chance of winning (at the opening it reads 0.7 to 0.9)."
+)
+EXPECTED_VP = "The player to move's VP at the search's leaves, a few decisions ahead; not its final score."
+
+
 class Alternative(Response):
     decision: DecisionJSON
     decision_text: str
     visits: int
     mean_reward: float | None = None
-    win_prob: float | None = None
-    expected_vp: float | None = None
+    win_prob: float | None = Field(None, description=WIN_PROB)
+    expected_vp: float | None = Field(None, description=EXPECTED_VP)
 
 
 class SuggestResult(Response):
     decision: DecisionJSON
     decision_text: str
     alternatives: list[Alternative]
-    line: list[str]
-    win_prob: float | None = None
-    expected_vp: float | None = None
+    line: list[str] = Field(
+        description="The expected line: the most visited decision at each node from the root down. Levels "
+        "that search whole turns (`master`) hold only the starts of turns in their tree, so their line "
+        "names those, not the decisions within a turn."
+    )
+    win_prob: float | None = Field(None, description=WIN_PROB)
+    expected_vp: float | None = Field(None, description=EXPECTED_VP)
     iterations: int
     elapsed_ms: float
     seed: int
