@@ -3,7 +3,6 @@ whatever the true hidden deck order is (and the same as from that player's view)
 
 from __future__ import annotations
 
-import copy
 import random
 from typing import Any
 
@@ -14,11 +13,11 @@ from bots.determinized import DeterminizedBot
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_evaluator, new_search
 
 
-def _midgame_doc(engine: Any, players: int, seed: int, moves: int) -> dict[str, Any]:
+def _midgame_doc(engine: Any, players: int, seed: int, moves: int, between_turns: bool = True) -> dict[str, Any]:
     g = engine.new_game(players=players, seed=seed)
     rng = random.Random(seed)
     k = 0
-    while k < moves or g.state.pending() != 0:  # stop between turns
+    while k < moves or (g.state.pending() != 0) == between_turns:  # between turns, or mid-turn
         codes = g.legal_codes()
         g.state.apply(codes[rng.randrange(len(codes))])
         k += 1
@@ -26,20 +25,27 @@ def _midgame_doc(engine: Any, players: int, seed: int, moves: int) -> dict[str, 
 
 
 def _reshuffled(doc: dict[str, Any], seed: int) -> dict[str, Any]:
-    other = copy.deepcopy(doc)
-    rng = random.Random(seed)
-    for deck in ("standard", "contract"):
-        cards = other["decks"][deck]
-        assert isinstance(cards, list) and len(cards) > 5
-        while cards == doc["decks"][deck]:
-            rng.shuffle(cards)
+    """Another true state that the player to move cannot tell from `doc`: every hidden thing
+    sampled again (the order of every deck, Special included, the random stream of future
+    reshuffles, what the other seats have seen), as the engine's determinization does."""
+    import engine_ext
+
+    g = engine_ext.from_json(doc)
+    other = dict(g.determinize(g.current_player, seed).to_json())
+    assert other["rng"] != doc["rng"]
+    for deck in ("standard", "special", "contract"):
+        assert other["decks"][deck] != doc["decks"][deck], deck
+    assert engine_ext.from_json(other).to_json(observer=g.current_player) == g.to_json(observer=g.current_player)
     return other
 
 
 @pytest.mark.parametrize("players", [2, 3])
 @pytest.mark.parametrize("settings", [{}, {"macro": 1, "rollout": "turn", "observe": 1}])
-def test_same_answer_whatever_the_hidden_order(engine: Any, players: int, settings: dict[str, Any]) -> None:
-    doc = _midgame_doc(engine, players, 5 + players, 24)
+@pytest.mark.parametrize("between_turns", [True, False])
+def test_same_answer_whatever_the_hidden_order(
+    engine: Any, players: int, settings: dict[str, Any], between_turns: bool
+) -> None:
+    doc = _midgame_doc(engine, players, 5 + players, 24 if between_turns else 27, between_turns)
     other = _reshuffled(doc, 1)
     answers = []
     for d in (doc, other):
