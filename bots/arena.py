@@ -202,6 +202,18 @@ class Report:
         return "\n".join(lines)
 
 
+def pairwise(results: list[GameResult]) -> dict[tuple[str, str], float]:
+    """pairs[(x, y)]: how often bot x finished above bot y, over every pair of seats of every game."""
+    pairs: dict[tuple[str, str], float] = {}
+    for r in results:
+        order = [r.seats[p] for p in r.ranking]
+        for i, x in enumerate(order):
+            for y in order[i + 1:]:
+                if x != y:
+                    pairs[(x, y)] = pairs.get((x, y), 0.0) + 1.0
+    return pairs
+
+
 def summarize(specs: list[str], players: int, results: list[GameResult], seconds: float,
               sprt: dict[str, Any] | None = None, bootstrap: int = 200, seed: int = 0) -> Report:
     uniq = list(dict.fromkeys(specs))
@@ -224,16 +236,19 @@ def summarize(specs: list[str], players: int, results: list[GameResult], seconds
         elo[b] = (e, lo, hi)
     elif len(uniq) == 1:
         elo[uniq[0]] = (0.0, 0.0, 0.0)
+    elif len(uniq) == 2:
+        # Unequal seats (A, B, A): b's share of the pairwise comparisons between the two (each game
+        # ranks every A-B pair) is its head-to-head score; the interval is Wilson's with the games
+        # as the sample size, as the pairs of one game are not independent. (A bootstrap of the
+        # pairwise fit gave a zero-width interval when one bot swept: every resample was a sweep.)
+        a, b = uniq
+        won = pairwise(results)
+        total = won.get((a, b), 0.0) + won.get((b, a), 0.0)
+        elo[a] = (0.0, 0.0, 0.0)
+        elo[b] = elo_with_ci(n * won.get((b, a), 0.0) / total, n) if total else (0.0, -math.inf, math.inf)
     else:
         def fit(rs: list[GameResult]) -> dict[str, float]:
-            pairs: dict[tuple[str, str], float] = {}
-            for r in rs:
-                order = [r.seats[p] for p in r.ranking]
-                for i, x in enumerate(order):
-                    for y in order[i + 1:]:
-                        if x != y:
-                            pairs[(x, y)] = pairs.get((x, y), 0.0) + 1.0
-            return bradley_terry(pairs, uniq)
+            return bradley_terry(pairwise(rs), uniq)
 
         point = fit(results)
         rng = random.Random(seed)

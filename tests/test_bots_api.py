@@ -110,6 +110,21 @@ def test_arena_scores_two_bots_on_unequal_seats_fairly() -> None:
         arena.run_arena(["random", "random:", "greedy"], games=10, players=2, game="toy")
 
 
+def test_a_sweep_on_unequal_seats_has_an_interval_of_its_sample_size() -> None:
+    """B wins all 6 three-player games against two A's: its Elo interval used to be zero wide (a
+    bootstrap of a sweep is a sweep); it is now the Wilson interval of 6 games, its point the clamp
+    of a perfect score."""
+    results = [
+        arena.GameResult(g, seats, seats.index("B"), [0, 0, 0], 10, 0.0,
+                         [seats.index("B")] + [i for i, x in enumerate(seats) if x == "A"])
+        for g, seats in enumerate([["A", "B", "A"], ["B", "A", "A"], ["A", "A", "B"]] * 2)
+    ]
+    rep = arena.summarize(["A", "B", "A"], 3, results, 1.0)
+    e, lo, hi = rep.elo["B"]
+    assert (e, lo, hi) == arena.elo_with_ci(6, 6) and lo < hi and lo > 0, rep.elo
+    assert rep.win_rate["B"][1] == pytest.approx(arena.wilson(6, 6)[0])
+
+
 def test_a_spec_with_a_time_budget_alone_searches_by_time() -> None:
     import engine_ext
 
