@@ -1,7 +1,9 @@
 """Bots: random, greedy, SO-ISMCTS (compiled hot loop), the determinized baseline, difficulty levels.
 
 `load_search(compiled=None)` gives the search core module: `bots.ismcts_c` (the same source as
-`bots/ismcts.py`, compiled) unless `KASHGAR_NO_EXTENSIONS=1` is set or it is not built.
+`bots/ismcts.py`, compiled) unless `KASHGAR_NO_EXTENSIONS=1` is set or it is not built (or is
+older than its source or than the compiled engine: then it warns and runs interpreted).
+`matched_search(state)` gives a core and the state it runs on, of one engine build.
 `make_bot(spec)` builds any bot from a short text spec (see `bots.levels.make_bot`).
 """
 
@@ -10,10 +12,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import warnings
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-__all__ = ["load_search", "search_for_state", "search_compiled", "make_bot", "SEARCH_COMPILED"]
+__all__ = ["load_search", "search_for_state", "matched_search", "search_compiled", "make_bot", "SEARCH_COMPILED"]
 
 
 def load_search(compiled: bool | None = None) -> ModuleType:
@@ -27,6 +31,9 @@ def load_search(compiled: bool | None = None) -> ModuleType:
             return importlib.import_module("bots.ismcts")
         try:
             return _compiled()
+        except StaleSearch as exc:  # the compiled engine is in use: say why its search is not
+            warnings.warn(f"kashgar: {exc}; the search runs interpreted (slow)", stacklevel=2)
+            return importlib.import_module("bots.ismcts")
         except (ImportError, ValueError):  # not built, or built against another engine build
             return importlib.import_module("bots.ismcts")
     if compiled:
@@ -37,6 +44,32 @@ def load_search(compiled: bool | None = None) -> ModuleType:
 def search_for_state(st: Any) -> ModuleType:
     """The search core of `st`'s own engine build (compiled states need the compiled core)."""
     return load_search(type(st).__module__.endswith("_c"))
+
+
+def matched_search(st: Any, compiled: bool | None = None) -> tuple[ModuleType, Any]:
+    """A search core (`load_search(compiled)`; None: the one of `st`'s engine build, if usable) and
+    the state it searches: `st`, or for a core of the other engine build, a copy of `st` in that
+    build. A core runs its whole algorithm (macro, turn and greedy rollouts, observe) only on
+    states of its own build; on others it ran a generic loop without them, so mixing builds
+    silently changed the answer. Other games' states need no engine build: `st` itself."""
+    build = type(st).__module__
+    if build not in ("engine_ext.core", "engine_ext.core_c"):
+        return load_search(compiled), st
+    state_compiled = build.endswith("_c")
+    mod = load_search(compiled if compiled is not None else (None if state_compiled else False))
+    mod_compiled = mod.__name__.endswith("_c")
+    if mod_compiled == state_compiled:
+        return mod, st
+    import engine_ext  # the default card data: the only one engine states are built with
+
+    engine = engine_ext.get_engine(mod_compiled)
+    twin = engine.core.State(engine.rules)
+    twin.load(st.export(), st.get_rng())
+    return mod, twin
+
+
+class StaleSearch(ImportError):
+    """The compiled search exists but is older than what it was built from."""
 
 
 def _compiled() -> ModuleType:
@@ -51,9 +84,15 @@ def _compiled() -> ModuleType:
         raise ImportError("bots.ismcts_c is not compiled")
     # The compiled search reads the engine's C struct: a search built before the engine was
     # rebuilt may not match it (a crash, not an error), so such a stale build is not used.
-    if os.path.getmtime(core_c.__file__) > os.path.getmtime(mine) + 5:
-        raise ImportError("bots.ismcts_c is older than engine_ext.core_c: rebuild "
-                          "(python setup.py build_ext)")
+    # A search built before its source was edited would silently play the old algorithm.
+    built = os.path.getmtime(mine) + 5  # (files of one build or install: seconds apart)
+    if os.path.getmtime(core_c.__file__) > built:
+        raise StaleSearch("bots.ismcts_c is older than engine_ext.core_c: rebuild "
+                          "(python setup.py build_ext --inplace)")
+    sources = [Path(__file__).with_name(n) for n in ("ismcts.py", "ismcts_c.pxd")]
+    if any(src.exists() and os.path.getmtime(src) > built for src in sources):
+        raise StaleSearch("bots.ismcts_c is older than its source bots/ismcts.py: rebuild "
+                          "(python setup.py build_ext --inplace)")
     return importlib.import_module("bots.ismcts_c")
 
 

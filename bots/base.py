@@ -9,9 +9,11 @@ returns (`docs/engine-api.md`, "The bots API the service uses").
 from __future__ import annotations
 
 import abc
+import json
 import math
 import random
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -167,6 +169,39 @@ def sample_by_temperature(codes: list[int], visits: list[float], temperature: fl
         if x <= 0 and w > 0:
             return c
     return codes[max(range(len(codes)), key=lambda i: weights[i])]
+
+
+def position_key(st: Any) -> int:
+    """A fingerprint of the position as the player to move knows it, for the final choice's draw:
+    the CRC-32 of that player's view of a Kashgar engine state (so the same for a full state and
+    the view, whatever the hidden order or the engine build; different positions, different
+    keys); 0 for other games."""
+    if not hasattr(st, "export"):
+        return 0
+    import engine_ext
+    from engine_ext.game import Game
+
+    engine = engine_ext.get_engine(type(st).__module__.endswith("_c"))
+    view = Game(engine, st).to_json(observer=int(st.current_player()))
+    return zlib.crc32(json.dumps(view, sort_keys=True).encode())
+
+
+def final_choice(visits: list[float], temperature: float, seed: int, position: int) -> int:
+    """The index of the final choice among the root's alternatives, sorted best first: the first
+    at temperature 0, else drawn over visits ** (1 / temperature) (`sample_by_temperature`). The
+    draw depends on the seed and on the position (`position_key`): one seed gives independent
+    draws at different positions (a client that always sends seed 0 would otherwise get the same
+    quantile at every decision), and the same answer for the same position and seed."""
+    rng = random.Random((seed & 0xFFFFFFFFFFFFFFFF) << 32 | (position & 0xFFFFFFFF))
+    return sample_by_temperature(list(range(len(visits))), visits, temperature, rng)
+
+
+def expected_line(choice: Any, lines: list[tuple[list[Any], int]]) -> list[Any]:
+    """The expected line after the final `choice`, from (line, visits of `choice`) per search part:
+    the line of the part that visited `choice` most among those whose line starts with it, else
+    just `[choice]`."""
+    best = max((lv for lv in lines if lv[0] and lv[0][0] == choice), key=lambda lv: lv[1], default=None)
+    return list(best[0]) if best is not None else [choice]
 
 
 class Timer:

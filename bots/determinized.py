@@ -19,9 +19,15 @@ import random
 import time
 from typing import Any
 
-from bots import load_search
+from bots import matched_search
 from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
-from bots.ismcts_bot import ISMCTSConfig, analysis_from_stats, make_evaluator, new_search
+from bots.ismcts_bot import (
+    ISMCTSConfig,
+    analysis_from_stats,
+    make_evaluator,
+    new_search,
+    resolve_budget,
+)
 
 MAX_WORLDS = 8
 ITERATIONS_PER_WORLD = 40  # with fewer, a world's tree hardly gets past its root's decisions
@@ -45,8 +51,8 @@ class DeterminizedBot(Bot):
                  **kw: Any) -> None:
         if oracle not in (0, 1):
             raise ValueError(f"oracle must be 0 or 1, got {oracle!r}")
-        if worlds < 0:
-            raise ValueError(f"worlds must be 0 (by the budget) or more, got {worlds!r}")
+        if not isinstance(worlds, int) or isinstance(worlds, bool) or worlds < 0:
+            raise ValueError(f"worlds must be 0 (by the budget) or a whole number, got {worlds!r}")
         self.config = ISMCTSConfig(iterations=iterations, **kw)
         self.worlds = 1 if oracle else worlds  # the given state is the one world
         self.oracle = oracle
@@ -56,25 +62,25 @@ class DeterminizedBot(Bot):
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         t = Timer()
-        st, me, codes = decision_point(game)
+        st, me, _ = decision_point(game)
         cfg = self.config
-        if iterations is None and time_ms is None:
-            iterations = cfg.iterations
-            time_ms = cfg.time_ms or None
-        mod = load_search(cfg.compiled)
+        iters, tms = resolve_budget(cfg, iterations, time_ms)
+        mod, root = matched_search(st, cfg.compiled)
         rng = random.Random(seed)
         merged: dict[int, list[float]] = {}
         done = 0
-        worlds = self.worlds or worlds_for(int(iterations or 0))
+        worlds = self.worlds or worlds_for(iters)
+        if iters:
+            worlds = min(worlds, iters)  # a world with no share and no deadline would never stop
         for w in range(worlds):
             if should_stop is not None and should_stop():
                 break
             # oracle: peeks, the search reads the hidden order as given (a diagnostic)
-            world = st if self.oracle else st.determinize(me, rng.getrandbits(31))
-            share = int(iterations or 0) // worlds + (1 if w < int(iterations or 0) % worlds else 0)
+            world = root if self.oracle else root.determinize(me, rng.getrandbits(31))
+            share = iters // worlds + (1 if w < iters % worlds else 0)
             deadline = 0.0
-            if time_ms:
-                deadline = time.perf_counter() + float(time_ms) / 1000.0 / worlds
+            if tms:
+                deadline = time.perf_counter() + tms / 1000.0 / worlds
             ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
             s = new_search(mod, cfg, ev, rng.getrandbits(31), share)
             s.fixed = 1
@@ -87,4 +93,4 @@ class DeterminizedBot(Bot):
             if progress is not None:
                 progress({"iterations": done, "elapsed_ms": round(t.ms(), 1), "worlds": w + 1})
         stats = [(c, int(m[0]), m[1], m[2]) for c, m in merged.items()]
-        return analysis_from_stats(codes, stats, [], done, t.ms(), seed, self.name, me, cfg.temperature)
+        return analysis_from_stats(st, stats, [], done, t.ms(), seed, self.name, cfg.temperature)

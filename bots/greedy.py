@@ -23,6 +23,9 @@ class GreedyBot(Bot):
 
     def __init__(self, samples: int = 3, depth: int = 3, evaluator: Evaluator | str | None = None,
                  weights: str = "") -> None:
+        for field, value, least in (("samples", samples, 1), ("depth", depth, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise ValueError(f"{field} must be a whole number >= {least}, not {value!r}")
         self.samples = samples
         self.depth = depth
         self.evaluator = evaluator  # an Evaluator, or a name ("fitted", "kashgar", "vp"); None: the default

@@ -8,12 +8,11 @@ temperature over visit counts for the human-like lower levels).
 from __future__ import annotations
 
 import math
-import random
 import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from bots import load_search
+from bots import matched_search
 from bots.base import (
     Alternative,
     Analysis,
@@ -22,7 +21,9 @@ from bots.base import (
     StopFn,
     Timer,
     decision_point,
-    sample_by_temperature,
+    expected_line,
+    final_choice,
+    position_key,
 )
 from bots.evaluate import (
     Evaluator,
@@ -36,6 +37,8 @@ from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
 ROLLOUTS = {"eval": 0, "playout": 1, "greedy": 2, "turn": 3}
+EVALUATORS = ("default", "fitted", "kashgar", "tuned", "vp")
+TREE_PREALLOC = 1 << 16  # nodes allocated before a search at most (the tree grows beyond, when needed)
 
 
 @dataclass(frozen=True)
@@ -90,7 +93,7 @@ class ISMCTSConfig:
             ("observe", whole(self.observe) and self.observe in (0, 1, 2), "0, 1 or 2"),
             ("tree_depth", whole(self.tree_depth) and self.tree_depth >= 0, "a whole number >= 0"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
-            ("evaluator", isinstance(self.evaluator, str), "a name"),
+            ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
             ("compiled", self.compiled is None or isinstance(self.compiled, bool), "true or false"),
@@ -112,8 +115,8 @@ def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evalu
     makers: dict[str, Any] = {"vp": VPEvaluator, "kashgar": KashgarEvaluator,
                               "fitted": lambda: FittedEvaluator(path=weights or None),
                               "tuned": lambda: TunedEvaluator(path=weights or None)}
-    if name not in makers and name != "default":
-        raise ValueError(f"unknown evaluator {name!r}: default, fitted, kashgar, tuned or vp")
+    if name not in EVALUATORS:
+        raise ValueError(f"unknown evaluator {name!r}: one of {', '.join(EVALUATORS)}")
     if name == "default" and weights and hasattr(st, "export"):
         name = "fitted"
     ev = makers[name]() if name in makers else default_evaluator(st)
@@ -121,10 +124,24 @@ def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evalu
     return ev
 
 
+def resolve_budget(cfg: ISMCTSConfig, iterations: int | None, time_ms: float | None) -> tuple[int, float]:
+    """(iterations, time_ms) of one search (0: no limit of that kind): the caller's budget, else
+    the config's; with neither an iteration nor a time limit, one iteration."""
+    if iterations is None and time_ms is None:
+        iterations, time_ms = cfg.iterations, cfg.time_ms
+    iters = int(iterations or 0)
+    tms = float(time_ms or 0.0)
+    if iters <= 0 and tms <= 0:
+        iters = 1
+    return iters, tms
+
+
 def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations: int) -> Any:
-    """A search core of module `mod` set up by `cfg` (its tree sized for `iterations`, 0: unknown)."""
+    """A search core of module `mod` set up by `cfg`, its tree sized for `iterations` (0: unknown),
+    at most TREE_PREALLOC nodes: a huge budget that a time limit stops early must not allocate
+    for every iteration it will never run (the tree grows when it needs to)."""
     s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
-                   iterations + 16 if iterations > 0 else 4096)
+                   min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096)
     s.eps = cfg.eps
     if cfg.macro not in (0, 1, 2):
         raise ValueError(f"macro must be 0, 1 or 2, got {cfg.macro!r}")
@@ -151,18 +168,13 @@ class ISMCTSBot(Bot):
                seed: int = 0, progress: ProgressFn | None = None,
                should_stop: StopFn | None = None) -> tuple[Any, int, float]:
         """Run the search on core state `st`; returns (search core, iterations, elapsed ms)."""
+        t = Timer()  # the clock starts before anything is set up
         cfg = self.config
-        mod = load_search(cfg.compiled)
-        if iterations is None and time_ms is None:
-            iterations, time_ms = cfg.iterations, cfg.time_ms
-        iters = int(iterations or 0)
-        tms = float(time_ms or 0.0)
-        if iters <= 0 and tms <= 0:
-            iters = 1
+        iters, tms = resolve_budget(cfg, iterations, time_ms)
+        deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
+        mod, st = matched_search(st, cfg.compiled)
         ev = self.leaf_evaluator or make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
         s = new_search(mod, cfg, ev, seed, iters)
-        t = Timer()
-        deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
         cb = None
         if progress is not None:
             def cb(done: int) -> None:
@@ -177,12 +189,17 @@ class ISMCTSBot(Bot):
         t = Timer()
         st, me, codes = decision_point(game)
         if len(codes) == 1:
-            alt = Alternative(codes[0], 0, float("nan"), float("nan"), float("nan"))
-            return Analysis(codes[0], [alt], [codes[0]], 0, t.ms(), seed, self.name, me)
+            return forced_analysis(codes[0], me, t, seed, self.name)
         s, n, _ = self.search(st, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
                               should_stop=should_stop)
-        return analysis_from_stats(codes, s.root_stats(), s.principal_line(), n, t.ms(), seed, self.name,
-                                   me, self.config.temperature)
+        return analysis_from_stats(st, s.root_stats(), s.principal_line(), n, t.ms(), seed, self.name,
+                                   self.config.temperature)
+
+
+def forced_analysis(code: int, player: int, t: Timer, seed: int, name: str) -> Analysis:
+    """The answer when `code` is the only legal decision: no search (0 iterations, no statistics)."""
+    alt = Alternative(code, 0, float("nan"), float("nan"), float("nan"))
+    return Analysis(code, [alt], [code], 0, t.ms(), seed, name, player)
 
 
 def progress_report(search: Any, st: Any, done: int, elapsed_ms: float) -> dict[str, Any]:
@@ -196,10 +213,13 @@ def progress_report(search: Any, st: Any, done: int, elapsed_ms: float) -> dict[
     return report
 
 
-def analysis_from_stats(codes: list[int], stats: list[tuple[int, int, float, float]], line: list[int],
-                        iterations: int, elapsed_ms: float, seed: int, name: str, player: int,
+def analysis_from_stats(st: Any, stats: list[tuple[int, int, float, float]], line: list[int],
+                        iterations: int, elapsed_ms: float, seed: int, name: str,
                         temperature: float) -> Analysis:
-    """An Analysis from root statistics (code, visits, reward sum, VP sum), legal `codes` only."""
+    """An Analysis of state `st` from (merged) root statistics (code, visits, reward sum, VP sum),
+    its legal decisions only; the final choice by `final_choice` (temperature, seed, position);
+    `line`, the search's expected line, if it starts with that choice."""
+    _, player, codes = decision_point(st)
     by_code = {c: (v, r, x) for c, v, r, x in stats}
     alts = []
     for c in codes:
@@ -207,12 +227,7 @@ def analysis_from_stats(codes: list[int], stats: list[tuple[int, int, float, flo
         mean = r / v if v else float("nan")
         alts.append(Alternative(c, int(v), mean, mean, x / v if v else float("nan")))
     alts.sort(key=lambda a: (-a.visits, -(a.mean_reward if a.visits else -1.0)))
-    rng = random.Random(seed ^ 0x5DEECE66D)
-    if temperature > 0:
-        visits = [float(a.visits) for a in alts]
-        code = sample_by_temperature([a.code for a in alts], visits, temperature, rng)
-    else:
-        code = alts[0].code
-    if not line or line[0] != code:
-        line = [code]
+    position = position_key(st) if temperature > 0 else 0
+    code = alts[final_choice([float(a.visits) for a in alts], temperature, seed, position)].code
+    line = expected_line(code, [(line, 0)])
     return Analysis(code, alts, line, iterations, elapsed_ms, seed, name, player)

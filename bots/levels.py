@@ -9,6 +9,7 @@ Settings of a level can be overridden the same way: `expert:iterations=100`. A s
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -22,6 +23,7 @@ from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
 LEVELS_FILE = Path(__file__).with_name("levels.toml")
 DEFAULT_LEVEL = "expert"
 _CONFIG_FIELDS = {f.name for f in fields(ISMCTSConfig)}
+MAX_TEMPERATURE = 1.0  # weak the human way: never choosing more evenly than the search's visits
 
 
 @dataclass
@@ -39,11 +41,9 @@ class Level:
         return ISMCTSBot(self.config.with_(**overrides) if overrides else self.config, name=self.name)
 
     def to_dict(self) -> dict[str, Any]:
-        cfg = self.config
-        return {"name": self.name, "description": self.description, "iterations": cfg.iterations,
-                "time_ms": cfg.time_ms, "c": cfg.c, "rollout": cfg.rollout, "depth": cfg.depth,
-                "macro": cfg.macro,
-                "scale": cfg.scale, "temperature": cfg.temperature, "evaluator": cfg.evaluator,
+        """Name, description, every setting of the search (`ISMCTSConfig`) and the measured Elo."""
+        settings = {k: v for k, v in self.config.to_dict().items() if k != "compiled"}
+        return {"name": self.name, "description": self.description, **settings,
                 "elo": self.elo, "elo_ci": self.elo_ci}
 
 
@@ -53,20 +53,39 @@ def levels_path() -> Path:
 
 
 def parse_levels(doc: dict[str, Any]) -> list[Level]:
-    out = []
+    """The levels of a level file's document; ValueError naming the level and the field for a
+    missing or repeated name, an unknown field, or a value of the wrong type or out of range."""
+    out: list[Level] = []
     rows = doc.get("level", [])
     if not isinstance(rows, list) or not rows:
         raise ValueError("the level file needs [[level]] tables")
     for i, row in enumerate(rows):
-        if "name" not in row:
-            raise ValueError(f"level {i}: missing name")
-        kw = {k: row[k] for k in _CONFIG_FIELDS if k in row and k != "compiled"}
+        name = row.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"level {i}: name must be a non-empty string, not {name!r}")
+        if any(lv.name == name for lv in out):
+            raise ValueError(f"level {name!r}: name repeated (level {i})")
         unknown = set(row) - _CONFIG_FIELDS - {"name", "description", "elo", "elo_ci"}
         if unknown:
-            raise ValueError(f"level {row['name']!r}: unknown fields {sorted(unknown)}")
-        out.append(Level(str(row["name"]), str(row.get("description", "")), ISMCTSConfig(**kw),
-                         row.get("elo"), row.get("elo_ci")))
+            raise ValueError(f"level {name!r}: unknown fields {sorted(unknown)}")
+        try:
+            config = ISMCTSConfig(**{k: row[k] for k in _CONFIG_FIELDS if k in row and k != "compiled"})
+        except ValueError as exc:
+            raise ValueError(f"level {name!r}: {exc}") from None
+        for key, ok, want in (
+            ("description", isinstance(row.get("description", ""), str), "a string"),
+            ("elo", _number_or_none(row.get("elo")), "a number"),
+            ("elo_ci", _number_or_none(row.get("elo_ci")), "a number"),
+            ("temperature", config.temperature <= MAX_TEMPERATURE, f"a number from 0 to {MAX_TEMPERATURE}"),
+        ):
+            if not ok:
+                raise ValueError(f"level {name!r}: {key} must be {want}, not {row[key]!r}")
+        out.append(Level(name, row.get("description", ""), config, row.get("elo"), row.get("elo_ci")))
     return out
+
+
+def _number_or_none(v: Any) -> bool:
+    return v is None or isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def load_levels(path: str | Path | None = None) -> list[Level]:

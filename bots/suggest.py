@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from typing import Any
 
-from bots.base import Alternative, Analysis
+from bots.base import Alternative, Analysis, expected_line, final_choice, position_key
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
 
 MAX_WORKERS = 64
@@ -61,15 +62,30 @@ def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: 
     return out
 
 
-def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
+def position_of(doc: dict[str, Any]) -> int:
+    """`position_key` of a state document (a full state or a view): the position term of the final
+    choice's draw, for `merge_parts`."""
+    import engine_ext
+
+    return position_key(engine_ext.from_json(doc).state)
+
+
+def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
+                position: int | None = None) -> dict[str, Any]:
     """Merge the answers of root-parallel parts of one search (same position) into one answer.
 
     Visits add up; mean reward, win probability and expected VP are visit-weighted means; the
-    decision is the most visited after merging (ties: higher mean reward); iterations add up and
-    elapsed_ms is the longest part's.
+    decision is chosen from the merged visits as one search chooses (`final_choice`) with
+    `temperature` (None: the temperature of the parts' level), the first part's seed and the
+    `position_key` of the position (None: a key made of what the parts show of it, the player and
+    its decisions): the most visited at temperature 0 (ties: higher mean reward); iterations add up
+    and elapsed_ms is the longest part's.
     """
     if not parts:
         raise ValueError("no parts to merge")
+    first = parts[0]
+    if temperature is None:
+        temperature = get_level(first.get("level") or DEFAULT_LEVEL).config.temperature
     acc: dict[str, dict[str, Any]] = {}
     for part in parts:
         for alt in part.get("alternatives", []):
@@ -91,13 +107,16 @@ def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
         a["expected_vp"] = round(x / n, 4) if n else None
         alts.append(a)
     alts.sort(key=lambda a: (-a["visits"], -(a["mean_reward"] or 0.0)))
-    best = alts[0]
-    line_part = max(parts, key=lambda p: next((x["visits"] for x in p.get("alternatives", [])
-                                               if x["decision_text"] == best["decision_text"]), -1))
-    line = list(line_part.get("line") or [best["decision_text"]])
-    if not line or line[0] != best["decision_text"]:
-        line = [best["decision_text"]]
-    first = parts[0]
+    # the position, for the draw: what the parts show of it (the player and the legal decisions)
+    if position is None:
+        shown = "\n".join([str(first.get("player"))] + sorted(a["decision_text"] for a in alts))
+        position = zlib.crc32(shown.encode())
+    best = alts[final_choice([float(a["visits"]) for a in alts], temperature, int(first.get("seed") or 0),
+                             position)]
+    line = expected_line(best["decision_text"], [
+        (list(p.get("line") or []), next((int(x.get("visits") or 0) for x in p.get("alternatives", [])
+                                          if x["decision_text"] == best["decision_text"]), 0))
+        for p in parts])
     return {
         "decision": best["decision"],
         "decision_text": best["decision_text"],

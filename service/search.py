@@ -110,7 +110,7 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:
     if len(parts) == 1:
         answer = dict(parts[0])
     else:
-        answer = dict(engine.finite(bots_suggest.merge_parts(parts)))
+        answer = dict(engine.finite(bots_suggest.merge_parts(parts, position=bots_suggest.position_of(spec.state))))
     answer["seed"] = spec.seed
     answer["parts"] = len(parts)
     if spec.level is not None:
