@@ -153,9 +153,12 @@ class RandomRolloutEvaluatorLite:
         return self.inner.prior(state)
 
 
+MIN_SIMULATIONS = 2  # OpenSpiel's first simulation only expands the root: its final policy needs a second
+
+
 def _search_for(bot: Any, root: Any, time_ms: float, cap: int = 0) -> int:
     """Grow one tree of OpenSpiel's ISMCTSBot until `time_ms` is spent or `cap` simulations are
-    run (0: no cap), at least one simulation.
+    run (0: no cap), at least MIN_SIMULATIONS.
 
     Their bot has no clock, and every `run_search` starts a new tree, so chunks of `run_search`
     would keep only the last chunk's simulations. This is `run_search`'s loop, on one tree, timed.
@@ -165,7 +168,7 @@ def _search_for(bot: Any, root: Any, time_ms: float, cap: int = 0) -> int:
     bot.reset()
     bot._root_node = bot.create_new_node(root)
     done = 0
-    while done == 0 or (time.perf_counter() < end and (cap <= 0 or done < cap)):
+    while done < MIN_SIMULATIONS or (time.perf_counter() < end and (cap <= 0 or done < cap)):
         bot.run_simulation(bot.sample_root_state(root))
         done += 1
     return done
@@ -176,6 +179,9 @@ class OpenSpielISMCTS(Bot):
 
     def __init__(self, iterations: int = 300, time_ms: float = 0.0, c: float = 0.7,
                  name: str = "openspiel") -> None:
+        if not time_ms and iterations < MIN_SIMULATIONS:
+            raise ValueError(f"iterations must be at least {MIN_SIMULATIONS} for OpenSpiel's ISMCTS, "
+                             f"not {iterations!r}")
         self.iterations = int(iterations)  # budgets when the caller gives none, as ISMCTSConfig's
         self.time_ms = float(time_ms)
         self.c = float(c)
@@ -196,7 +202,7 @@ class OpenSpielISMCTS(Bot):
         rng = np.random.RandomState(seed & 0x7FFFFFFF)
         if iterations is None and time_ms is None:
             iterations, time_ms = self.iterations, self.time_ms
-        n = int(iterations or 0) if time_ms else int(iterations or self.iterations)
+        n = int(iterations or 0) if time_ms else max(MIN_SIMULATIONS, int(iterations or self.iterations))
         bot = ismcts.ISMCTSBot(sg, RandomRolloutEvaluatorLite(rng), self.c, n, random_state=rng,
                                final_policy_type=ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
                                allow_inconsistent_action_sets=False)

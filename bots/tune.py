@@ -13,7 +13,8 @@ the 95% interval of that difference above zero (the two levels are told apart at
   Kashgar from a few hundred iterations, BENCHMARKS.md): weaker play can always be had.
 
 Up to `max_rounds` replays a step. The ladder's Elo is the sum of measured adjacent differences
-(the weakest level is 0). Writes the level file, a Markdown and a JSON table, and a PNG plot.
+(the weakest level is 0). Writes the level file (unless none is named), a Markdown and a JSON
+table, and a PNG plot.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.arena import run_arena
-from bots.levels import Level, dump_levels, load_levels
+from bots.levels import Level, dump_levels, levels_path, load_levels
 
 FIELDS_DOC = (
     "Presets of the same SO-ISMCTS search (bots/ismcts.py); data, not code. Fields: iterations (budget per\n"
@@ -42,6 +43,18 @@ FIELDS_DOC = (
     "never a random blunder.\n"
     "elo / elo_ci: the measured rating (the weakest level = 0) and the 95% half-width of its step."
 )
+
+
+# The toy game has no Kashgar features to evaluate: its searches take points ("default" is VP there).
+TOY_EVALUATORS = ("default", "vp")
+
+
+def check_game(levels: list[Level], game: str) -> None:
+    """Refuse presets that `game` cannot play (a ValueError naming them), before any game."""
+    bad = [lv.name for lv in levels if game == "toy" and lv.config.evaluator not in TOY_EVALUATORS]
+    if bad:
+        raise ValueError(f"the toy game plays only presets with evaluator {' or '.join(TOY_EVALUATORS)}, "
+                         f"not those of {', '.join(bad)}: give --levels a file of such presets")
 
 
 @dataclass
@@ -249,16 +262,23 @@ def final_steps(steps: list[Step]) -> list[Step]:
     return list(last.values())
 
 
-def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str | Path, games: int = 200,
+def tune(*, levels_in: str | None = None, levels_out: str | Path | None, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
          log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1,
          cap: float = 1.0, grow: float = 2.0, top_games: int = 0, verify: bool = False) -> dict[str, Any]:
-    levels = load_levels(levels_in)
+    """Calibrate (or with `verify`, measure) the presets of `levels_in` (default: the level file in
+    use); write the rated levels to `levels_out` (None: no level file) and the tables and plot to
+    `out_dir`. A bad level file or a preset `game` cannot play is a ValueError before any game."""
+    try:
+        levels = load_levels(levels_in)
+    except ValueError as exc:  # not TOML (tomllib's error is a ValueError), or not a level file
+        raise ValueError(f"level file {levels_in or levels_path()}: {exc}") from None
+    check_game(levels, game)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
                              seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
                              grow=grow, top_games=top_games, verify=verify)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     finals = final_steps(steps)
     clear = sum(1 for s in finals if s.ok)
     direction = ("verified: every preset as given, each step measured once" if verify
@@ -269,7 +289,8 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path, out_dir: str |
               f"Goal: adjacent levels >= {min_gap:.0f} Elo apart with the step's 95% interval above 0; "
               f"met by {clear} of {len(tuned) - 1} steps.\n"
               f"{FIELDS_DOC}")
-    Path(levels_out).write_text(dump_levels(tuned, header), encoding="utf-8")
+    if levels_out is not None:
+        Path(levels_out).write_text(dump_levels(tuned, header), encoding="utf-8")
     md = markdown_table(tuned, steps)
     (out / "ladder.md").write_text(md, encoding="utf-8")
     doc = {"levels": [lv.to_dict() for lv in tuned], "steps": [s.__dict__ for s in steps],

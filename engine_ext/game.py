@@ -154,13 +154,23 @@ class Game:
                 f"vp {self.scores()}>")
 
 
+PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is seen by the drawer alone
+
+
+def seen_by(events: list[dict[str, Any]], observer: int | None, drawer: int) -> list[dict[str, Any]]:
+    """`events` of a decision in `drawer`'s turn as `observer` sees them (None: all of them): a card
+    moving between the Special deck and the drawn cards is not named (`"card": null`) for another
+    seat, as only the drawer sees it."""
+    if observer is None or observer == drawer:
+        return events
+    return [dict(e, card=None) if e.get("event") == "card" and e.get("from") in PRIVATE_PLACES
+            and e.get("to") in PRIVATE_PLACES else e for e in events]
+
+
 def events(before: list[int], after: list[int], data: CardData, observer: int | None = None) -> list[dict[str, Any]]:
-    """What a decision changed, as a list of events (resources, cards, contracts); seen by
-    `observer` when given: a card moving between the Special deck and the drawn cards of another
-    seat's turn is not named (`"card": null`), as only the drawer sees it."""
+    """What a decision changed, as a list of events (resources, cards, contracts), as `observer`
+    sees them when given (`seen_by`)."""
     out: list[dict[str, Any]] = []
-    private = {L.L_SPC, L.L_LIMBO}
-    blind = observer is not None and observer != before[L.S_TURNPL]
     n = after[L.S_PLAYERS]
     for p in range(n):
         for r, name in enumerate(RESOURCES):
@@ -177,9 +187,7 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
     for card in range(len(data.card_kind)):
         a, b = before[L.O_LOC + card], after[L.O_LOC + card]
         if a != b or before[L.O_FLIP + card] != after[L.O_FLIP + card]:
-            slug: str | None = data.kinds[data.card_kind[card]].slug
-            if blind and a in private and b in private:
-                slug = None
+            slug = data.kinds[data.card_kind[card]].slug
             ev: dict[str, Any] = {"event": "card", "card": slug}
             ev["from"] = {"player": a >> 2, "caravan": a & 3} if a < 16 else names.get(a, str(a))
             ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))
@@ -191,4 +199,4 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
     if before[L.S_TURN] != after[L.S_TURN]:
         out.append({"event": "turn_end", "next_player": after[L.S_TURNPL],
                     "game_over": after[L.S_PHASE] == L.PH_OVER})
-    return out
+    return seen_by(out, observer, before[L.S_TURNPL])

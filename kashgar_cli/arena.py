@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import time
 from typing import Any
+
+from kashgar_cli.errors import OUT_HELP, CliError, output_file_or_stdout, positive_int
+from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
+from kashgar_cli.provenance import provenance
 
 
 def register(subparsers: Any) -> None:
@@ -16,9 +21,9 @@ def register(subparsers: Any) -> None:
                     "Seats rotate; reports win rates with 95% CIs and Elo with CIs; --sprt stops "
                     "as soon as the test decides.")
     p.add_argument("bots", nargs="+", help="bot specs, one per seat or cycled over the seats")
-    p.add_argument("-n", "--games", type=int, default=100)
+    p.add_argument("-n", "--games", type=positive_int, default=100)
     p.add_argument("-p", "--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1, help="processes")
+    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--game", choices=("kashgar", "toy"), default="kashgar")
     p.add_argument("--engine", choices=("default", "compiled", "interpreted"), default="default")
@@ -27,28 +32,46 @@ def register(subparsers: Any) -> None:
     p.add_argument("--elo1", type=float, default=20.0)
     p.add_argument("--alpha", type=float, default=0.05)
     p.add_argument("--beta", type=float, default=0.05)
-    p.add_argument("--json", metavar="FILE", help="write the full report (every game) as JSON ('-' = stdout)")
+    p.add_argument("--json", metavar="FILE", type=output_file_or_stdout,
+                   help="write the full report (every game) as JSON ('-' = stdout)" + OUT_HELP)
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.arena import run_arena
+    """Play the tournament; on Ctrl-C, stop the workers and report the games finished so far
+    (labelled as partial) and exit 130."""
+    import engine_ext
+    from bots.arena import GameResult, run_arena, summarize
 
     compiled = {"default": None, "compiled": True, "interpreted": False}[args.engine]
     sprt = (args.elo0, args.elo1, args.alpha, args.beta) if args.sprt else None
+    done: list[GameResult] = []
+    t0 = time.perf_counter()
+    interrupted = False
     try:
-        rep = run_arena(args.bots, games=args.games, players=args.players, seed=args.seed,
-                        workers=max(1, args.workers), game=args.game, engine_compiled=compiled,
-                        progress=not args.no_progress, sprt=sprt)
+        with workers_ignore_sigint():
+            rep = run_arena(args.bots, games=args.games, players=args.players, seed=args.seed,
+                            workers=args.workers, game=args.game, engine_compiled=compiled,
+                            progress=not args.no_progress, sprt=sprt, on_result=done.append)
     except ValueError as exc:
-        print(f"kashgar arena: {exc}")
-        return 2
+        raise CliError(str(exc)) from None
+    except KeyboardInterrupt:
+        interrupted = True
+        done.sort(key=lambda r: r.game)
+        rep = summarize(args.bots, args.players, done, time.perf_counter() - t0, seed=args.seed)
+        say_interrupted("arena", f" after {len(done)} of {args.games} games; the report covers those",
+                        after_bar=not args.no_progress)
+    doc = dict(rep.to_dict(), interrupted=interrupted, provenance=provenance(
+        seed=args.seed, engine="compiled" if engine_ext.get_engine(compiled).COMPILED else "interpreted",
+        workers=args.workers))
     if args.json == "-":
-        print(json.dumps(rep.to_dict(), indent=2))
+        print(json.dumps(doc, indent=2))
     else:
+        if interrupted:
+            print(f"INTERRUPTED: partial report, {len(done)} of {args.games} games")
         print(rep.table())
         if args.json:
             with open(args.json, "w", encoding="utf-8") as fh:
-                json.dump(rep.to_dict(), fh, indent=2)
-    return 0
+                json.dump(doc, fh, indent=2)
+    return INTERRUPTED if interrupted else 0

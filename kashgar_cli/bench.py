@@ -9,14 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import os
 import platform
 import sys
 import time
-from datetime import date
 from typing import Any
 
 import engine_ext
+from kashgar_cli.errors import float_above
+from kashgar_cli.provenance import provenance
 
 
 def _measure(engine: engine_ext.Engine, players: int, seconds: float, max_games: int) -> dict[str, Any]:
@@ -46,10 +46,8 @@ def _clone_bytes(engine: engine_ext.Engine) -> int:
 
 
 def bench_engine(seconds: float, players: list[int]) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "benchmark": "engine", "date": date.today().isoformat(), "machine": platform.machine(),
-        "cores": os.cpu_count(), "python": platform.python_version(), "results": [],
-    }
+    out: dict[str, Any] = {"benchmark": "engine", "machine": platform.machine(), "provenance": provenance(),
+                           "results": []}
     have_compiled = engine_ext.compiled_available()
     for n in players:
         row: dict[str, Any] = {"players": n}
@@ -67,7 +65,8 @@ def bench_engine(seconds: float, players: list[int]) -> dict[str, Any]:
 
 
 def _print_engine(r: dict[str, Any]) -> None:
-    print(f"kashgar bench engine  {r['date']}  {r['machine']}  {r['cores']} cores  Python {r['python']}")
+    made = r["provenance"]
+    print(f"kashgar bench engine  {made['date']}  {r['machine']}  {made['cores']} cores  Python {made['python']}")
     print(f"{'players':>7} {'build':>12} {'games/s':>10} {'decisions/s':>13} {'dec/game':>9}")
     for row in r["results"]:
         for build in ("compiled", "interpreted"):
@@ -80,10 +79,20 @@ def _print_engine(r: dict[str, Any]) -> None:
     print("state clone: " + ", ".join(f"{k} {v} bytes" for k, v in r["clone_bytes"].items()))
 
 
+def player_counts(text: str) -> list[int]:
+    """An argparse type: player counts separated by commas, each 2, 3 or 4."""
+    try:
+        counts = [int(x) for x in text.split(",")]
+    except ValueError:
+        counts = []
+    if not counts or any(n not in (2, 3, 4) for n in counts):
+        raise argparse.ArgumentTypeError(f"want player counts (2, 3 or 4) separated by commas, not {text!r}")
+    return counts
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.what == "engine":
-        players = [int(x) for x in args.players.split(",")]
-        result = bench_engine(args.seconds, players)
+        result = bench_engine(args.seconds, args.players)
         if args.json:
             print(json.dumps(result, indent=2))
         else:
@@ -102,8 +111,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("bench", help="benchmarks: engine, search, service")
     p.add_argument("what", choices=["engine", "search", "service"])
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement (engine)")
-    p.add_argument("--players", default="2,3,4", help="player counts (engine)")
+    p.add_argument("--seconds", type=float_above(0), default=3.0, help="time per measurement (engine)")
+    p.add_argument("--players", type=player_counts, default="2,3,4", help="player counts (engine)")
     for name in ("kashgar_cli.bench_search", "kashgar_cli.bench_service"):
         try:
             mod = importlib.import_module(name)

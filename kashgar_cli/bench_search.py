@@ -17,12 +17,17 @@ import resource
 import time
 from typing import Any
 
+from kashgar_cli.errors import CliError, at_least, positive_int
+from kashgar_cli.provenance import provenance
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--search-iterations", type=int, default=20000, help="our iterations per position")
-    parser.add_argument("--os-iterations", type=int, default=40, help="OpenSpiel ISMCTS iterations per position")
+    parser.add_argument("--search-iterations", type=positive_int, default=20000, help="our iterations per position")
+    # OpenSpiel's first simulation only expands the root: one alone leaves it unvisited (an assertion)
+    parser.add_argument("--os-iterations", type=at_least(2), default=40,
+                        help="OpenSpiel ISMCTS iterations per position (at least 2)")
     parser.add_argument("--no-openspiel", action="store_true", help="skip OpenSpiel's ISMCTS")
-    parser.add_argument("--tree-iterations", type=int, default=100000, help="iterations of the tree-size run")
+    parser.add_argument("--tree-iterations", type=positive_int, default=100000, help="iterations of the tree-size run")
     parser.add_argument("--bot", default="", help="our search's settings: a level (e.g. master) or an ismcts: "
                         "spec (e.g. ismcts:macro=1,rollout=turn); default: the default settings")
 
@@ -47,9 +52,12 @@ def run(args: argparse.Namespace) -> int:
     from bots.levels import make_bot
 
     spec = str(getattr(args, "bot", "") or "")
-    ours = make_bot(spec) if spec else ISMCTSBot()
+    try:
+        ours = make_bot(spec) if spec else ISMCTSBot()
+    except ValueError as exc:
+        raise CliError(f"argument --bot: {exc}") from None
     if not isinstance(ours, ISMCTSBot):
-        raise SystemExit(f"--bot {spec!r}: want a level or an ismcts: spec")
+        raise CliError(f"argument --bot: {spec!r}: want a level or an ismcts: spec")
     config: ISMCTSConfig = ours.config
     eng = engine_ext.get_engine()
     iters = int(getattr(args, "search_iterations", 20000))
@@ -82,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result: dict[str, Any] = {
         "engine_compiled": bool(eng.COMPILED), "search_compiled": search_compiled(),
-        "cores": 1, "machine_cores": os.cpu_count(), "bot": spec or "ismcts", "positions": rows,
+        "cores": 1, "machine_cores": os.cpu_count(), "bot": spec or "ismcts", "provenance": provenance(),
+        "positions": rows,
         "tree": {"iterations": done, "nodes": s.tree.size, "array_bytes": s.tree.nbytes(),
                  "max_rss_growth_bytes": max(0, rss1 - rss0) * 1024, "max_rss_bytes": rss1 * 1024,
                  "seconds": round(ms / 1000.0, 2), "it_per_s": round(done / ms * 1000.0, 1)},

@@ -1,17 +1,16 @@
 """`kashgar bench service`: throughput and latency of POST /suggest per level against gunicorn.
 
 For each level: (1) the search time per request, measured one request at a time (the mean of
-the server-reported `elapsed_ms`); the throughput limit is then cores / search time; (2) the
-throughput with the server saturated (closed loop, 2 requests in flight per web worker), as a
-fraction of that limit; (3) latency percentiles under an open-loop load at `--load` (default
-80%) of the limit, requests sent at evenly spaced times, latency counted from the scheduled send
-time (no coordinated omission).
+the server-reported `elapsed_ms`); the throughput limit is then min(cores, web workers) / search
+time (a web worker runs one search at a time); (2) the throughput with the server saturated
+(closed loop, 2 requests in flight per web worker), as a fraction of that limit; (3) latency
+percentiles under an open-loop load at `--load` (default 80%) of the limit, requests sent at
+evenly spaced times, latency counted from the scheduled send time (no coordinated omission).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
 import http.client
 import json
 import os
@@ -23,6 +22,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 from urllib.parse import urlsplit
+
+from kashgar_cli.errors import CliError, float_above, positive_int
+from kashgar_cli.provenance import provenance
 
 DEFAULT_LEVELS = "casual,skilled,advanced,expert,master"
 
@@ -37,12 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--url", default=None, help="a running service (default: start gunicorn here)")
     add("--levels", default=DEFAULT_LEVELS, help=f"comma-separated level names, or 'all' (default {DEFAULT_LEVELS})")
     add(
-        "--time-ms", type=int, action="append", default=[], help="also bench a time budget of this many ms (repeatable)"
+        "--time-ms", type=positive_int, action="append", default=[],
+        help="also bench a time budget of this many ms (repeatable)",
     )
-    add("--duration", type=float, default=6.0, help="seconds per phase (default 6)")
-    add("--workers", type=int, default=None, help="gunicorn workers (default: cores)")
-    add("--load", type=float, default=0.8, help="open-loop load as a fraction of the limit")
-    add("--positions", type=int, default=12, help="distinct game positions to ask about")
+    add("--duration", type=float_above(0), default=6.0, help="seconds per phase (default 6)")
+    add("--workers", type=positive_int, default=None, help="gunicorn workers (default: cores)")
+    add("--load", type=float_above(0), default=0.8, help="open-loop load as a fraction of the limit")
+    add("--positions", type=positive_int, default=12, help="distinct game positions to ask about")
     add("--json", action="store_true", help="print the results as JSON")
 
 
@@ -104,6 +107,8 @@ def pct(values: list[float], q: float) -> float:
 def bench_level(
     target: Target, bodies: list[bytes], cores: int, workers: int, duration: float, load: float
 ) -> dict[str, Any]:
+    """One level's phases; the throughput limit counts the cores the web workers can use, min(cores,
+    workers): one worker searches one request at a time."""
     errors = 0
     # warm-up
     for b in bodies[:3]:
@@ -125,7 +130,7 @@ def bench_level(
         search_ms.append(float(ans["elapsed_ms"]))
         iterations.append(int(ans["iterations"]))
     mean_search = statistics.fmean(search_ms)
-    limit = cores / (mean_search / 1000.0)
+    limit = min(cores, workers) / (mean_search / 1000.0)
 
     # (2) saturated throughput, closed loop
     done = 0
@@ -206,13 +211,15 @@ def run(args: argparse.Namespace) -> int:
         server = Gunicorn(env=env, workers=workers).start()
         url = server.url
     try:
-        status, info = http_json("GET", url + "/levels")
+        try:
+            status, info = http_json("GET", url + "/levels")
+        except OSError as exc:  # refused, no such host, timed out (urllib's URLError is an OSError)
+            raise CliError(f"cannot reach {url}: {getattr(exc, 'reason', None) or exc}", status=1) from None
         names = [lv["name"] for lv in info["levels"]]
         wanted = names if args.levels == "all" else [x for x in args.levels.split(",") if x]
         unknown = [x for x in wanted if x not in names]
         if unknown:
-            print(f"unknown levels: {unknown}; known: {names}")
-            return 2
+            raise CliError(f"argument --levels: unknown levels {unknown}; known: {names}")
         states = positions(args.positions)
         target = Target(url)
         results: list[dict[str, Any]] = []
@@ -234,11 +241,11 @@ def run(args: argparse.Namespace) -> int:
         health = http_json("GET", url + "/healthz")[1]
         report = {
             "benchmark": "service",
-            "date": _dt.date.today().isoformat(),
+            "provenance": provenance(),
             "cores": cores,
             "web_workers": workers,
+            "limit_cores": min(cores, workers),
             "compiled": health.get("compiled"),
-            "python": platform.python_version(),
             "machine": platform.machine(),
             "duration_s": args.duration,
             "load": args.load,

@@ -14,6 +14,8 @@ import time
 from typing import Any
 
 from engine_ext.fuzz import GameResult
+from kashgar_cli.errors import check_seeds, positive_int
+from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 
 
 def _play(task: tuple[int, bool | None, int, int, bool, str]) -> GameResult:
@@ -40,10 +42,11 @@ def run(args: argparse.Namespace) -> int:
     if args.max_failures < 0:
         print("kashgar fuzz: --max-failures must be 0 (never stop) or more")
         return 2
+    import engine_ext
+
+    check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
     compiled = {"default": None, "compiled": True, "interpreted": False}[args.engine]
     if args.both_builds:
-        import engine_ext
-
         if not engine_ext.compiled_available():
             print("kashgar fuzz: --both-builds needs the compiled engine (pip install -e .)")
             return 2
@@ -63,16 +66,23 @@ def run(args: argparse.Namespace) -> int:
     decisions = 0
     checks: dict[str, int] = {}
     played = 0
-    for played, res in enumerate(imap_processes(_play, tasks, max(1, args.workers)), start=1):
-        decisions += res.decisions
-        for k, v in res.checks.items():
-            checks[k] = checks.get(k, 0) + v
-        if res.failure is not None:
-            failures.append(res.failure)
-        bar.update(played, f"{len(failures)} failed")
-        if 0 < args.max_failures <= len(failures):
-            break  # the rest would most likely fail alike
-    bar.close()
+    interrupted = False
+    try:
+        with workers_ignore_sigint():
+            for played, res in enumerate(imap_processes(_play, tasks, args.workers), start=1):
+                decisions += res.decisions
+                for k, v in res.checks.items():
+                    checks[k] = checks.get(k, 0) + v
+                if res.failure is not None:
+                    failures.append(res.failure)
+                bar.update(played, f"{len(failures)} failed")
+                if 0 < args.max_failures <= len(failures):
+                    break  # the rest would most likely fail alike
+    except KeyboardInterrupt:
+        interrupted = True
+        say_interrupted("fuzz", f" after {played} of {args.games} games", after_bar=not args.no_progress)
+    else:
+        bar.close()
     secs = time.perf_counter() - t0
     for f in sorted(failures, key=lambda f: f.setup.seed):
         print(f"FAILED {f.summary()}")
@@ -84,15 +94,18 @@ def run(args: argparse.Namespace) -> int:
             print(f"  written to {path}")
     summary = {"games": played, "failed": len(failures), "decisions": decisions, "checks": checks,
                "seeds": [args.seed, args.seed + args.games - 1], "seconds": round(secs, 1)}
+    stopped = "by Ctrl-C" if interrupted else f"after {len(failures)} failures (--max-failures)"
     if played < args.games:
-        summary["stopped"] = f"after {len(failures)} failures (--max-failures)"
+        summary["stopped"] = stopped
     if args.json:
         print(json.dumps(summary))
     else:
-        stopped = f" of {args.games}, stopped after {len(failures)} failures" if played < args.games else ""
-        print(f"{played} games{stopped} (seeds {args.seed}..{args.seed + args.games - 1}), {decisions} decisions, "
+        note = f" of {args.games}, stopped {stopped}" if played < args.games else ""
+        print(f"{played} games{note} (seeds {args.seed}..{args.seed + args.games - 1}), {decisions} decisions, "
               f"{sum(checks.values())} checks ({', '.join(f'{k} {v}' for k, v in sorted(checks.items()))}), "
               f"{len(failures)} failed, {secs:.1f} s")
+    if interrupted:
+        return INTERRUPTED
     return 1 if failures else 0
 
 
@@ -105,7 +118,7 @@ def register(subparsers: Any) -> None:
                     "mover's view and a determinization of it. Exit status 1 if any check failed.")
     p.add_argument("-n", "--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="the first game's seed (games use seed, seed+1, ...)")
-    p.add_argument("-j", "--workers", type=int, default=os.cpu_count() or 1, help="processes")
+    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
     p.add_argument("--engine", choices=("default", "compiled", "interpreted"), default="default")
     p.add_argument("--both-builds", action="store_true",
                    help="play each game on the compiled and the interpreted engine in lockstep and check "

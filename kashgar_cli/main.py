@@ -10,6 +10,8 @@ import argparse
 import importlib
 import sys
 
+from kashgar_cli.errors import CliError, error_line
+
 # Modules that provide subcommands; each is imported only if present.
 SUBCOMMAND_MODULES = [
     "kashgar_cli.bench",
@@ -41,9 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; its `CliError` is one line on stderr and its exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except CliError as exc:
+        print(error_line(args.command, exc.message), file=sys.stderr)
+        return exc.status
 
 
 if __name__ == "__main__":

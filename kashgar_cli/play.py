@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import random
+import secrets
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from kashgar_cli.errors import CliError, error_line
 from kashgar_cli.play_text import CardText
 
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
@@ -25,7 +27,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
     p.add_argument("--level", default="casual", help="level of the bots (see GET /levels)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the game and of the bots")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed of the game and of the bots (default: a random one, printed when the game ends)")
     p.add_argument("--url", default=None, help="play through a running service instead of in-process")
     p.add_argument("--auto", action="store_true", help="a random player takes your seat (demo)")
     p.add_argument("--max-decisions", type=int, default=0, help="stop after this many decisions (0: play on)")
@@ -41,7 +44,8 @@ class Table:
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def apply(self, state: dict[str, Any], decision: str) -> dict[str, Any]:
+    def apply(self, state: dict[str, Any], decision: str, seat: int) -> dict[str, Any]:
+        """The next full state, and the decision's events as `seat` sees them."""
         raise NotImplementedError
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
@@ -74,11 +78,11 @@ class LocalTable(Table):
         g = engine_ext.from_json(state)
         return dict(self._summary(g), legal=engine.legal(g))
 
-    def apply(self, state: dict[str, Any], decision: str) -> dict[str, Any]:
+    def apply(self, state: dict[str, Any], decision: str, seat: int) -> dict[str, Any]:
         import engine_ext
 
         g = engine_ext.from_json(state)
-        events = g.apply(decision)
+        events = g.apply(decision, observer=seat)
         return {"state": dict(g.to_json()), "events": list(events or [])}
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
@@ -111,9 +115,12 @@ class RemoteTable(Table):
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         return self.api.legal(state)
 
-    def apply(self, state: dict[str, Any], decision: str) -> dict[str, Any]:
+    def apply(self, state: dict[str, Any], decision: str, seat: int) -> dict[str, Any]:
+        from engine_ext.game import seen_by
+
+        # the full state, to play on (the table deals for every seat); the events as `seat` sees them
         out = self.api.apply(state, decision)
-        return {"state": out["state"], "events": out["events"]}
+        return {"state": out["state"], "events": seen_by(out["events"], seat, int(state["turn_player"]))}
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
         # The search only uses what the player to move knows, full state or view alike.
@@ -160,25 +167,28 @@ def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, 
         out.write("  not a legal decision; a number from the list, its text, '?' or 'q'\n")
 
 
-def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out: TextIO) -> int:
+def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out: TextIO,
+         err: TextIO | None = None) -> int:
+    """Play the game on `out`; a bad option is one line on `err` (default `out`) and status 2."""
     import engine_ext
 
+    def refuse(problem: str) -> int:
+        (err or out).write(error_line("play", problem) + "\n")
+        return 2
+
     if not 0 <= args.seat < args.players:
-        out.write(f"--seat must be in 0..{args.players - 1}\n")
-        return 2
-    if not 0 <= args.seed < engine_ext.SEEDS:
-        out.write(f"--seed must be in 0..{engine_ext.SEEDS - 1}\n")
-        return 2
+        return refuse(f"argument --seat: want 0..{args.players - 1}, not {args.seat}")
+    seed = secrets.randbelow(engine_ext.SEEDS) if args.seed is None else args.seed
+    if not 0 <= seed < engine_ext.SEEDS:
+        return refuse(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {seed}")
     if args.max_decisions < 0:
-        out.write("--max-decisions must be 0 (play on) or more\n")
-        return 2
+        return refuse("argument --max-decisions: want 0 (play on) or more")
     names = table.levels()
     if args.level not in names:
-        out.write(f"unknown level {args.level!r}; levels: {', '.join(names)}\n")
-        return 2
-    rng = random.Random(args.seed)
+        return refuse(f"unknown level {args.level!r}; levels: {', '.join(names)}")
+    rng = random.Random(seed)
     words = CardText(table.cards())
-    state = table.new(args.players, args.seed)
+    state = table.new(args.players, seed)
     decisions = 0
     while True:
         info = table.legal(state)
@@ -188,6 +198,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             out.write(
                 f"game over: VP {vp}; winner: player {info['winner']}"
                 f"{' (you!)' if info['winner'] == args.seat and not args.auto else ''}\n"
+                f"(the deal's seed was {seed}: play it again with --seed {seed})\n"
             )
             return 0
         if args.max_decisions and decisions >= args.max_decisions:
@@ -198,7 +209,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             render(state, args.seat, out, words)
 
             def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
-                a = table.suggest(st, p, args.level, (args.seed + k) % engine_ext.SEEDS)
+                a = table.suggest(st, p, args.level, (seed + k) % engine_ext.SEEDS)
                 what = words.decision(a.get("decision") or {}, st, p)
                 chance = a.get("win_prob")
                 odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
@@ -215,10 +226,10 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             text = rng.choice(info["legal"])["text"]
             out.write(f"you (auto): {text}\n")
         else:
-            answer = table.suggest(state, player, args.level, (args.seed * 7919 + decisions) % engine_ext.SEEDS)
+            answer = table.suggest(state, player, args.level, (seed * 7919 + decisions) % engine_ext.SEEDS)
             text = answer["decision_text"]
             out.write(f"bot {player} ({args.level}): {text}\n")
-        result = table.apply(state, text)
+        result = table.apply(state, text, args.seat)
         state = result["state"]
         events = result.get("events", [])
         for event in events[:MAX_EVENTS]:
@@ -233,10 +244,9 @@ def run(args: argparse.Namespace) -> int:
 
     table: Table = RemoteTable(args.url) if args.url else LocalTable()
     try:
-        return play(args, table, input, sys.stdout)
+        return play(args, table, input, sys.stdout, sys.stderr)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
         return 0
     except KashgarAPIError as exc:  # the service answered an error, or could not be reached
-        print(f"kashgar play: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from None

@@ -8,9 +8,11 @@ import random
 from typing import Any
 
 import engine_ext
+from kashgar_cli.errors import check_seeds, positive_int
 
 
 def _run(args: argparse.Namespace) -> int:
+    check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
     for i in range(args.games):
         seed = args.seed + i
         g = engine_ext.new_game(args.players, seed=seed, variant="all" if args.variant else None)
@@ -31,7 +33,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     p = sub.add_parser("selfplay", help="play seeded random games and print the results")
-    p.add_argument("--games", type=int, default=3)
+    p.add_argument("--games", type=positive_int, default=3)
     p.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variant", action="store_true", help="with all Cut-and-Thrust cards")

@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from kashgar_cli.errors import CliError
+
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -36,33 +38,39 @@ def read_state(path: str) -> Any:
     return doc
 
 
+def check_budget(args: argparse.Namespace) -> None:
+    """The budgets POST /suggest allows (the service's caps; a huge one ran out of memory)."""
+    from service.config import Settings
+
+    caps = Settings()
+    for option, value, cap in (("--iterations", args.iterations, caps.max_iterations),
+                               ("--time-ms", args.time_ms, caps.max_ms)):
+        if value is not None and not 1 <= value <= cap:
+            raise CliError(f"argument {option}: want 1..{cap}, not {value}")
+
+
 def run(args: argparse.Namespace) -> int:
     import engine_ext
     from bots.suggest import analyse_state
 
+    check_budget(args)
     try:
         doc = read_state(args.state)
     except OSError as exc:
-        print(f"kashgar suggest: cannot read {args.state}: {exc.strerror or exc}", file=sys.stderr)
-        return 2
+        raise CliError(f"cannot read {args.state}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, too deep, a number too long
-        print(f"kashgar suggest: {args.state} is not JSON: {str(exc)[:200]}", file=sys.stderr)
-        return 2
+        raise CliError(f"{args.state} is not JSON: {str(exc)[:200]}") from None
     if not 0 <= args.seed < engine_ext.SEEDS:
-        print(f"kashgar suggest: --seed must be in 0..{engine_ext.SEEDS - 1}", file=sys.stderr)
-        return 2
+        raise CliError(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {args.seed}")
     try:
         answer = analyse_state(doc, level=args.level, iterations=args.iterations, time_ms=args.time_ms,
                                seed=args.seed, workers=args.workers)
     except engine_ext.StateError as exc:
-        print(f"kashgar suggest: not a valid state at {exc.pointer or '/'}: {exc.message}", file=sys.stderr)
-        return 2
+        raise CliError(f"not a valid state at {exc.pointer or '/'}: {exc.message}") from None
     except KeyError as exc:
-        print(f"kashgar suggest: {exc.args[0] if exc.args else exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc.args[0] if exc.args else exc)) from None
     except ValueError as exc:
-        print(f"kashgar suggest: {exc}", file=sys.stderr)
-        return 2
+        raise CliError(str(exc)) from None
     if args.json:
         print(json.dumps(answer, indent=2))
         return 0

@@ -59,6 +59,35 @@ def test_play_auto_stops() -> None:
     assert "stopped after 6 decisions" in out.getvalue()
 
 
+def test_play_shows_another_seat_s_private_draw_unnamed() -> None:
+    """`kashgar play` printed every event of the full state: the bots' Special draws and the cards
+    they put back under, which the human's seat does not see."""
+    import engine_ext
+    from test_service_hidden import private_draw
+
+    full, decision, drawer, other = private_draw()
+    for seat, named in ((other, False), (drawer, True)):
+        result = play.LocalTable().apply(full, decision, seat)
+        drawn = [e["card"] for e in result["events"] if e["event"] == "card" and e["to"] == "drawn"]
+        assert drawn and all(bool(c) == named for c in drawn), result["events"]
+        assert result["state"].get("observer") is None  # the table plays on with the full state
+        assert engine_ext.from_json(result["state"]).hidden_from(other) is True
+
+
+def test_play_deals_at_random_without_a_seed_and_says_it_at_the_end() -> None:
+    seeds: list[int] = []
+
+    class Recording(play.LocalTable):
+        def new(self, players: int, seed: int) -> dict[str, Any]:
+            seeds.append(seed)
+            return super().new(players, seed)
+
+    for _ in range(2):
+        out = io.StringIO()
+        assert play.play(play_args(seed=None, auto=True, max_decisions=2), Recording(), input, out) == 0
+    assert len(set(seeds)) == 2 and min(seeds) >= 0
+
+
 @pytest.mark.slow
 def test_bench_service_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     parser = argparse.ArgumentParser()

@@ -1,0 +1,101 @@
+"""One-line errors of the `kashgar` commands, and the argparse types that check values up front.
+
+A subcommand refuses bad input by raising `CliError`; `kashgar_cli.main.main` prints it as
+argparse does (`kashgar SUB: error: MESSAGE` on stderr) and exits with its status (2 unless
+given). The argparse types below do the same for single options at parse time, before any game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Callable
+
+# An output file's directory must exist: a typo then fails at once instead of after every game,
+# and never makes a stray directory.
+OUT_HELP = " (its directory must exist)"
+
+
+class CliError(SystemExit):
+    """A one-line error of a subcommand, exit status `status` (2: bad usage). A SystemExit, so
+    that a subcommand's `run` called on its own still stops with the message, not a traceback."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+def error_line(command: str, message: str) -> str:
+    """The line an error of `kashgar COMMAND` prints, as argparse writes its own."""
+    return f"kashgar {command}: error: {message}"
+
+
+def at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number >= `minimum`."""
+
+    def parse(text: str) -> int:
+        try:
+            value: int | None = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < minimum:
+            raise argparse.ArgumentTypeError(f"want a whole number >= {minimum}, not {text!r}")
+        return value
+
+    parse.__name__ = f"int>={minimum}"
+    return parse
+
+
+positive_int = at_least(1)
+nonneg_int = at_least(0)
+
+
+def float_above(bound: float) -> Callable[[str], float]:
+    """An argparse type: a finite number > `bound`."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value > bound):
+            raise argparse.ArgumentTypeError(f"want a number > {bound:g}, not {text!r}")
+        return value
+
+    parse.__name__ = f"float>{bound:g}"
+    return parse
+
+
+def output_file(path: str) -> str:
+    """An argparse type: a file that can be written: its directory exists and is writable, and it
+    is not a directory itself."""
+    folder = os.path.dirname(path) or "."
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"directory {folder!r} does not exist")
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path!r} is a directory")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {path!r}")
+    return path
+
+
+def output_file_or_stdout(path: str) -> str:
+    """An argparse type: '-' (stdout) or an `output_file`."""
+    return path if path == "-" else output_file(path)
+
+
+def input_file(path: str) -> str:
+    """An argparse type: a file that can be read."""
+    if not os.path.isfile(path):
+        raise argparse.ArgumentTypeError(f"no such file: {path!r}")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {path!r}")
+    return path
+
+
+def check_seeds(seed: int, games: int, last: int) -> None:
+    """Games seeded `seed`, `seed` + 1, ... `seed` + `games` - 1 must all be seeds 0..`last`."""
+    if not 0 <= seed <= last - (games - 1):
+        raise CliError(f"argument --seed: want 0..{last - (games - 1)} (game k plays seed + k), not {seed}")

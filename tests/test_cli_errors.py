@@ -1,0 +1,250 @@
+"""Bad input to `kashgar` is one line on stderr (`kashgar SUB: error: ...`) and exit status 2, found
+before any game is played; output paths are checked up front; `tune --verify` changes no level
+file and fails when the ladder does; Ctrl-C stops a pool cleanly; benchmark JSON says where it
+came from."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import engine_ext
+from bots.ismcts_bot import ISMCTSConfig
+from bots.levels import Level, dump_levels
+from kashgar_cli.main import main
+from service import create_app
+
+PROVENANCE = {"command", "date", "cores", "python"}
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str], status: int = 2) -> str:
+    """Run `kashgar ARGV` here: it must exit `status` with its error as the last line on stderr (after
+    argparse's usage, if any) and no traceback. Returns that line."""
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert code == status, err
+    assert out == "" and "Traceback" not in err
+    line = err.strip().splitlines()[-1]
+    assert re.match(rf"kashgar {argv[0]}: error: \S", line), err
+    assert [x for x in err.splitlines() if "error" in x] == [line]
+    return line
+
+
+def toy_levels(path: Path, *presets: tuple[str, int, float]) -> str:
+    """A level file of toy-game presets (name, iterations, temperature); returns its path."""
+    base = ISMCTSConfig(evaluator="vp")
+    path.write_text(dump_levels([Level(name, "", base.with_(iterations=it, temperature=t))
+                                 for name, it, t in presets]))
+    return str(path)
+
+
+@pytest.fixture
+def state_file(tmp_path: Path) -> str:
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(engine_ext.new_game(players=2, seed=1).to_json()))
+    return str(path)
+
+
+# ---- values refused up front -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("argv", "names"), [
+    (["selfplay", "--seed", "-1", "--games", "1"], "--seed"),
+    (["selfplay", "--games", "-1"], "--games"),
+    (["fuzz", "--seed", "-5", "-n", "1", "-j", "1", "--no-progress"], "--seed"),
+    (["fuzz", "-j", "0", "-n", "1", "--no-progress"], "--workers"),
+    (["bench", "engine", "--players", "5", "--seconds", "0.01"], "--players"),
+    (["bench", "engine", "--players", "x", "--seconds", "0.01"], "--players"),
+    (["bench", "search", "--bot", "nosuch", "--no-openspiel"], "--bot"),
+    (["bench", "search", "--bot", "greedy", "--no-openspiel"], "--bot"),
+    (["bench", "search", "--os-iterations", "1", "--search-iterations", "5", "--tree-iterations", "5"],
+     "--os-iterations"),
+    (["bench", "search", "--search-iterations", "-5", "--no-openspiel", "--tree-iterations", "5"],
+     "--search-iterations"),
+    (["fit-eval", "--policy", "nosuch", "-n", "2", "-j", "1", "--out", "{tmp}/w.json"], "--policy"),
+    (["fit-eval", "-n", "1", "-j", "1", "--out", "{tmp}/w.json"], "--games"),
+    (["tune-eval", "--start", "/nonexistent.json", "--out", "{tmp}/w.json"], "--start"),
+    (["tune", "--levels", "/nonexistent.toml", "--out", "{tmp}/l.toml"], "--levels"),
+    (["tune", "-n", "0", "--out", "{tmp}/l.toml"], "--games"),
+    (["tune", "--from-top", "--grow", "0", "--game", "toy", "-n", "1", "--levels", "{toy}", "--out",
+      "{tmp}/l.toml", "--report-dir", "{tmp}/rep"], "--grow"),
+    (["tune", "--max-rounds", "-1", "--game", "toy", "-n", "1", "--levels", "{toy}", "--out", "{tmp}/l.toml",
+      "--report-dir", "{tmp}/rep"], "--max-rounds"),
+    (["suggest", "{state}", "--iterations", "99999999999999", "--time-ms", "50"], "--iterations: want 1..10000000"),
+    (["arena", "random", "greedy", "-n", "1", "-j", "0"], "--workers"),
+    (["arena", "random", "greedy", "-n", "1", "-j", "-3"], "--workers"),
+    (["arena", "random", "nosuch", "-n", "1", "-j", "1"], "unknown bot 'nosuch'"),
+    (["arena", "random", "-n", "1", "-j", "1", "--sprt"], "SPRT"),  # printed on stdout before
+    (["arena", "greedy:samples=0", "random", "-n", "1", "-j", "1"], "samples"),  # ZeroDivisionError before
+    (["arena", "openspiel:iterations=1", "random", "-n", "1", "-j", "1"], "at least 2"),  # an assertion before
+    (["tune", "--from-top", "--max-temperature", "1.5", "--out", "{tmp}/l.toml"], "--max-temperature"),
+])
+def test_bad_values_are_one_line_errors(argv: list[str], names: str, tmp_path: Path, state_file: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    toy = toy_levels(tmp_path / "toy.toml", ("low", 2, 1.0), ("high", 4, 0.0))
+    argv = [a.format(tmp=tmp_path, toy=toy, state=state_file) for a in argv]
+    assert names in refused(argv, capsys)
+    assert not (tmp_path / "rep").exists()  # refused before any game
+
+
+def test_a_level_file_that_is_not_toml_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("not [ toml")
+    line = refused(["tune", "--levels", str(bad), "--out", str(tmp_path / "l.toml")], capsys)
+    assert str(bad) in line
+
+
+def test_the_toy_game_names_the_presets_it_cannot_play(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = refused(["tune", "--game", "toy", "-n", "1", "-j", "1", "--out", str(tmp_path / "l.toml"),
+                    "--report-dir", str(tmp_path / "rep")], capsys)  # the shipped levels: master's is "tuned"
+    assert "master" in line and "evaluator default or vp" in line
+    assert not (tmp_path / "l.toml").exists()
+
+
+def test_play_names_itself_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "--seat" in refused(["play", "--seat", "5"], capsys)
+
+
+def test_the_real_command_exits_2_with_one_line() -> None:
+    proc = subprocess.run([sys.executable, "-m", "kashgar_cli.main", "selfplay", "--seed", "-1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == ["kashgar selfplay: error: argument --seed: want 0..9223372036854775805 "
+                                                "(game k plays seed + k), not -1"]
+
+
+# ---- output paths, before any game -----------------------------------------------------------
+
+@pytest.mark.parametrize(("argv", "option"), [
+    (["tune", "--game", "toy", "-n", "1", "-j", "1", "--max-rounds", "0", "--levels", "{toy}",
+      "--report-dir", "{tmp}/rep", "--out", "{tmp}/nodir/levels.toml"], "--out"),
+    (["tune-eval", "-n", "1", "--batch", "1", "-j", "1", "--out", "missing/x.json"], "--out"),
+    (["tune-eval", "-n", "1", "--batch", "1", "-j", "1", "--out", "{tmp}/w.json", "--log", "missing/log"], "--log"),
+    (["fit-eval", "--policy", "random", "-n", "2", "-j", "1", "--out", "missing/w.json"], "--out"),
+    (["arena", "random", "greedy", "-n", "1", "-j", "1", "--no-progress", "--json", "missing/dir/x.json"], "--json"),
+    (["arena", "random", "greedy", "-n", "1", "-j", "1", "--no-progress", "--json", "{tmp}"], "--json"),
+])
+def test_output_paths_are_checked_before_any_game(argv: list[str], option: str, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    toy = toy_levels(tmp_path / "toy.toml", ("low", 2, 1.0), ("high", 4, 0.0))
+    argv = [a.format(tmp=tmp_path, toy=toy) for a in argv]
+    line = refused(argv, capsys)
+    assert f"argument {option}:" in line or f"/{option}:" in line
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "w.json").exists()
+
+
+# ---- tune --verify ---------------------------------------------------------------------------
+
+def test_verify_writes_no_level_file_and_fails_a_bad_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)  # the default --out is bots/levels.toml, here
+    (tmp_path / "bots").mkdir()
+    shipped = tmp_path / "bots" / "levels.toml"
+    shipped.write_text("# hand-written header\n" + Path(toy_levels(tmp_path / "x.toml", ("a", 2, 1.0))).read_text())
+    before = shipped.read_text()
+    good = toy_levels(tmp_path / "good.toml", ("weak", 1, 1.0), ("strong", 64, 0.0))
+    upside_down = toy_levels(tmp_path / "bad.toml", ("strong", 64, 0.0), ("weak", 1, 1.0))
+    common = ["tune", "--verify", "--game", "toy", "-n", "8", "-j", "1", "--report-dir", "rep"]
+    assert main([*common, "--levels", upside_down]) == 1
+    assert "failed the check" in capsys.readouterr().err
+    assert json.loads((tmp_path / "rep" / "ladder.json").read_text())["monotone"] is False
+    assert shipped.read_text() == before
+    # passed; a level file only where --out names one
+    assert main([*common, "--levels", good, "--out", "rated.toml"]) == 0
+    assert "strong" in (tmp_path / "rated.toml").read_text() and shipped.read_text() == before
+
+
+# ---- benchmark JSON and the service benchmark ------------------------------------------------
+
+def test_arena_json_says_where_it_came_from(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "arena.json"
+    assert main(["arena", "random", "greedy", "-n", "2", "-j", "1", "--seed", "7", "--no-progress",
+                 "--json", str(out)]) == 0
+    made = json.loads(out.read_text())["provenance"]
+    assert PROVENANCE | {"seed", "engine", "workers"} <= set(made)
+    assert made["seed"] == 7 and made["workers"] == 1 and made["engine"] in ("compiled", "interpreted")
+    assert made["date"].endswith("+00:00") and made["cores"] == os.cpu_count()
+
+
+def test_bench_json_says_where_it_came_from(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "engine", "--players", "2", "--seconds", "0.02", "--json"]) == 0
+    assert PROVENANCE <= set(json.loads(capsys.readouterr().out)["provenance"])
+    assert main(["bench", "search", "--json", "--no-openspiel", "--search-iterations", "5",
+                 "--tree-iterations", "5"]) == 0
+    assert PROVENANCE <= set(json.loads(capsys.readouterr().out)["provenance"])
+
+
+@pytest.fixture
+def service_url() -> Iterator[str]:
+    """The service app behind a real HTTP server in this process (threads)."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, create_app({"TESTING": True, "log_level": "WARNING"}), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def test_bench_service_counts_only_the_cores_its_workers_use(service_url: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "service", "--url", service_url, "--levels", "novice", "--duration", "0.1",
+                 "--positions", "2", "--workers", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    r = report["results"][0]
+    assert r["limit_rps"] == pytest.approx(1000.0 / r["search_ms"], rel=0.01)  # one worker: one search at a time
+    assert report["limit_cores"] == 1
+    assert PROVENANCE <= set(report["provenance"])
+    assert "unknown levels ['nosuch']" in refused(["bench", "service", "--url", service_url, "--levels", "nosuch"],
+                                                  capsys)
+
+
+def test_bench_service_names_a_server_it_cannot_reach(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "cannot reach http://127.0.0.1:1" in refused(["bench", "service", "--url", "http://127.0.0.1:1"],
+                                                        capsys, status=1)
+
+
+# ---- Ctrl-C ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [["arena", "random", "greedy", "-n", "2000"], ["fuzz", "-n", "2000"]])
+def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", *argv, "-j", "2"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    assert proc.stderr is not None and proc.stdout is not None
+    err = b""
+    deadline = time.monotonic() + 60
+    while not re.search(rb"\] [1-9]\d*/2000", err) and time.monotonic() < deadline:  # the progress bar
+        chunk = os.read(proc.stderr.fileno(), 4096)
+        if not chunk:
+            break
+        err += chunk
+    os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
+    out, rest = proc.communicate(timeout=60)
+    text, err_text = out.decode(), (err + rest).decode()
+    assert proc.returncode == 130, err_text
+    assert "Traceback" not in err_text and "KeyboardInterrupt" not in err_text
+    assert f"kashgar {argv[0]}: interrupted after" in err_text
+    played = re.search(r"(\d+) (?:of 2000 )?games", text)
+    assert played and 0 < int(played.group(1)) < 2000, text
+    if argv[0] == "arena":
+        assert text.startswith("INTERRUPTED: partial report") and "win rate" in text
+    for _ in range(50):  # no worker outlives it
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("worker processes left behind")
