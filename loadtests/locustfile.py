@@ -38,6 +38,7 @@ from locust import FastHttpUser, LoadTestShape, between, constant, constant_thro
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from loadtests.corpus import load as load_corpus  # noqa: E402
+from loadtests.env import async_timeout_s  # noqa: E402
 
 TERMINAL = {"finished", "failed", "cancelled"}
 
@@ -74,7 +75,7 @@ LEVELS = parse_weights(_env("KASHGAR_LOAD_LEVELS", "novice:3,casual:3,club:2,ski
 WEIGHTS = dict(parse_weights(_env("KASHGAR_LOAD_WEIGHTS", "suggest:6,async:1,rules:3")))
 ASYNC_ITERATIONS = int(_env("KASHGAR_LOAD_ASYNC_ITERATIONS", "6000"))
 ASYNC_PARALLEL = int(_env("KASHGAR_LOAD_ASYNC_PARALLEL", "2"))
-ASYNC_TIMEOUT = float(_env("KASHGAR_LOAD_ASYNC_TIMEOUT", "120"))
+ASYNC_TIMEOUT = async_timeout_s()
 POLL_SECONDS = float(_env("KASHGAR_LOAD_POLL", "0.5"))
 SEED = int(_env("KASHGAR_LOAD_SEED", "0"))
 _user_ids = itertools.count()
@@ -126,6 +127,9 @@ class SuggestUser(_KashgarUser):
             data = resp.json()
             if not isinstance(data.get("decision_text"), str) or not data.get("alternatives"):
                 resp.failure(f"no decision in {str(data)[:200]}")
+                return
+            if data.get("truncated"):
+                resp.failure("truncated: the search hit the sync safety cap before its budget")
                 return
             resp.success()
 

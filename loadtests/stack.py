@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from loadtests.env import async_timeout_s
 from service.testing import Gunicorn, RedisServer, Worker, descendants
 
 HERE = Path(__file__).resolve().parent
@@ -24,8 +25,8 @@ LOCUSTFILE = HERE / "locustfile.py"
 DEFAULT_REPORTS = HERE / "reports"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
-#: Service settings for the load runs: fast dead-worker detection (faults), sync limits that let
-#: the slow levels run synchronously.
+#: Service settings for the load runs: fast dead-worker detection (faults); the sync limits are
+#: the service's defaults.
 STACK_ENV: dict[str, str] = {
     "KASHGAR_HEARTBEAT_INTERVAL": "0.5",
     "KASHGAR_HEARTBEAT_TIMEOUT": "5.0",
@@ -174,8 +175,8 @@ def run_locust(
         "--html",
         str(html),
         "--only-summary",
-        "--stop-timeout",
-        "30",
+        "--stop-timeout",  # long enough for the async jobs in flight to end and be counted
+        str(int(async_timeout_s()) + 10),
         "--loglevel",
         "WARNING",
     ]

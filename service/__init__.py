@@ -30,7 +30,12 @@ def _init_jobs(app: Flask, settings: Settings) -> None:
         tmp = tempfile.mkdtemp(prefix="kashgar-jobs-")
         atexit.register(shutil.rmtree, tmp, True)
         jobs_db = os.path.join(tmp, "jobs.sqlite")
-    app.extensions["kashgar_jobs"] = build_manager(settings, jobs_db)
+    manager = build_manager(settings, jobs_db)
+    app.extensions["kashgar_jobs"] = manager
+
+    @app.before_request
+    def _reaper() -> None:  # per process: gunicorn forks its workers after loading the app
+        manager.start_reaper()
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -55,7 +60,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.errorhandler(StoreUnavailable)
     def _unavailable(exc: StoreUnavailable) -> Any:
-        metrics.get(app).errors.labels("503", "queue_unavailable").inc()
         return error_response(
             APIError(
                 503,

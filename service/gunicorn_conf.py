@@ -74,6 +74,14 @@ def on_exit(server: Any) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def post_worker_init(worker: Any) -> None:
+    """The embedded job queue's reaper runs in every web process from its start, not only from its
+    first request (a process that gets none would leave the parts of a dead one to a poll)."""
+    manager = getattr(worker.wsgi, "extensions", {}).get("kashgar_jobs")
+    if manager is not None:
+        manager.start_reaper()
+
+
 def child_exit(server: Any, worker: Any) -> None:
     """Drop the metrics of a dead worker process (prometheus multi-process mode)."""
     from prometheus_client import multiprocess

@@ -16,6 +16,7 @@ from prometheus_client.registry import Collector
 
 from .openapi import operation
 
+METHODS = frozenset({"GET", "POST", "DELETE", "HEAD", "OPTIONS", "PUT", "PATCH"})  # any other: "other"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 2.0, 5.0, 10.0, 30.0)
 
 
@@ -39,7 +40,10 @@ class Metrics:
         self.search_seconds = Histogram(
             "kashgar_search_duration_seconds", "Synchronous search time", ["level"], buckets=LATENCY_BUCKETS, registry=r
         )
-        self.errors = Counter("kashgar_request_errors_total", "Error answers by code", ["status", "error"], registry=r)
+        self.errors = Counter(
+            "kashgar_request_errors_total", "Error answers (4xx, 5xx) by status and error code", ["status", "error"],
+            registry=r,
+        )
 
 
 class JobsCollector(Collector):
@@ -98,8 +102,15 @@ def init_app(app: Flask) -> None:
     def _observe(resp: Response) -> Response:
         t0 = getattr(g, "metrics_t0", None)
         if t0 is not None:
+            # every label value comes from a fixed set: a client must not be able to add series
             route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-            metrics.requests.labels(request.method, route, str(resp.status_code)).observe(time.perf_counter() - t0)
+            method = request.method if request.method in METHODS else "other"
+            metrics.requests.labels(method, route, str(resp.status_code)).observe(time.perf_counter() - t0)
+        if resp.status_code >= 400 and resp.is_json:
+            body = resp.get_json(silent=True)
+            code = body.get("error") if isinstance(body, dict) else None
+            # the codes are the server's own (service.errors), never the client's words
+            metrics.errors.labels(str(resp.status_code), code if isinstance(code, str) else "other").inc()
         return resp
 
 

@@ -189,6 +189,27 @@ def test_metrics(client: FlaskClient, view: dict[str, Any]) -> None:
         assert name in text, name
 
 
+def test_metrics_labels_come_from_fixed_sets_and_every_error_is_counted(app: Flask) -> None:
+    """Any client could add series: gunicorn passes any method of 3-20 letters, and the method was
+    a label (1,000 made-up methods: a 2 MB /metrics). Errors were counted only for a 503."""
+    c = app.test_client()
+    for method in ("FROBNICATE", "XYZZYPLUGH"):
+        assert c.open("/healthz", method=method).status_code == 405
+    assert c.post("/games", json={"players": 9}).status_code == 422
+    assert c.get("/jobs/" + "f" * 32).status_code == 404
+    text = c.get("/metrics").get_data(as_text=True)
+    assert "FROBNICATE" not in text and "XYZZYPLUGH" not in text
+    assert 'method="other",route="unmatched",status="405"' in text
+
+    def errors(status: str, code: str) -> float:
+        prefix = f'kashgar_request_errors_total{{error="{code}",status="{status}"}} '
+        line = next((x for x in text.splitlines() if x.startswith(prefix)), prefix + "0")
+        return float(line.split()[-1])
+
+    assert errors("422", "validation_error") >= 1 and errors("404", "not_found") >= 1
+    assert errors("405", "method_not_allowed") >= 2
+
+
 # ---------------------------------------------------------------------------- rules
 
 

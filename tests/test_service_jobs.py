@@ -4,6 +4,8 @@ and threads, and Redis (a real `redis-server` on a free port) with RQ's SimpleWo
 from __future__ import annotations
 
 import os
+import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +17,7 @@ from rq import SimpleWorker
 import engine_ext
 from service import create_app, search
 from service.config import Settings
-from service.jobs import JobManager, SqliteStore, build_manager
+from service.jobs import JobManager, SqliteStore, build_manager, runner
 from service.jobs.model import JobStatus, job_status
 from service.jobs.queue import EmbeddedQueue, RQQueue
 from service.testing import RedisServer, Worker, free_port, wait_until
@@ -249,7 +251,7 @@ def test_redis_a_worker_that_lost_redis_goes_on_under_one_registration(
     class LosesRedisOnce(SimpleWorker):
         lost = False
 
-        def work(self, burst: bool = False, logging_level: str = "INFO", **kw: Any) -> bool:
+        def work(self, burst: bool = False, logging_level: str = "INFO", **kw: Any) -> bool:  # type: ignore[override]
             if not LosesRedisOnce.lost:
                 LosesRedisOnce.lost = True
                 self.register_birth()
@@ -400,7 +402,7 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
             return None
 
         def owner(self) -> str | None:
-            return queue.owner().rpartition(":")[0] + ":999999999"  # type: ignore[union-attr]
+            return f"{socket.gethostname()}:999999999"  # a pid no process has
 
     dead = JobManager(store, NoRun(store, s), s)
     rec = dead.submit(spec_of(state, iterations=40, parallel=2), None)  # held by a process that is gone
@@ -411,6 +413,74 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
     done = manager.get(rec["id"])
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
     assert done["result"]["iterations"] == 40
+
+
+def test_embedded_owner_is_told_apart_from_a_new_process_with_its_pid(tmp_path: Any) -> None:
+    """A container restarted in place numbers its processes alike: a part held by the old
+    process (its pid now another's) stayed queued forever, as the pid was alive."""
+    s = Settings()
+    queue = EmbeddedQueue(SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl), s)
+    me = runner.process_id()
+    host, pid, start = me.split(":")
+    assert int(pid) == os.getpid() and start.isdigit()
+    assert queue.owner_alive(me) is True
+    assert queue.owner_alive(f"{host}:{pid}:{int(start) + 1}") is False  # same pid, another process
+    assert queue.owner_alive(f"{host}:{pid}") is True  # the format of older records: by pid alone
+    assert queue.owner_alive(f"{host}:999999999:1") is False
+    assert queue.owner_alive(f"another-{host}:{pid}:{start}") is None
+
+
+def test_embedded_reaper_runs_the_parts_of_a_dead_process_without_a_poll(
+    env: dict[str, str], tmp_path: Any, state: dict[str, Any]
+) -> None:
+    """Nothing reaped embedded jobs unless their status was polled: a part of a process killed
+    mid-search stayed `started` until the job expired (24 hours), never counted as failed."""
+    s = Settings.from_env(overrides={"max_attempts": 2, "heartbeat_timeout": 0.6})
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+
+    class Dead(EmbeddedQueue):
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+            return None
+
+        def owner(self) -> str | None:
+            return f"{socket.gethostname()}:999999999:1"
+
+    rec = JobManager(store, Dead(store, s), s).submit(spec_of(state, iterations=40, parallel=2), None)
+    store.update(rec["id"], lambda r: [p.update(status=JobStatus.STARTED.value, worker=p["owner"],
+                                                 started_at=store.now(), heartbeat_at=store.now())
+                                       for p in r["parts"]])
+    queue = EmbeddedQueue(store, s)
+    manager = JobManager(store, queue, s)
+    manager.start_reaper()
+    manager.start_reaper()  # once per process
+
+    def finished() -> bool:
+        loaded = store.load(rec["id"])  # a plain read: no poll through the manager, which reaps
+        return loaded is not None and all(p["status"] == JobStatus.FINISHED.value for p in loaded["parts"])
+
+    wait_until(finished, 30.0, what="the reaper to run the dead process's parts again")
+    done = store.load(rec["id"])
+    assert done is not None and all(p["attempt"] == 2 and "is gone" in p["history"][0]["error"]
+                                    for p in done["parts"]), done
+    assert [t.name for t in threading.enumerate()].count("kashgar-reaper") >= 1
+
+
+def test_embedded_queue_depth_counts_every_process_s_parts(
+    env: dict[str, str], tmp_path: Any, state: dict[str, Any]
+) -> None:
+    """`kashgar_queue_depth` read this process's in-memory queue: with two web processes it
+    showed whichever answered the scrape."""
+    s = Settings.from_env()
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+
+    class Elsewhere(EmbeddedQueue):  # another process's queue: its parts wait there
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+            return None
+
+    other = JobManager(store, Elsewhere(store, s), s)
+    for parallel in (2, 3):
+        other.submit(spec_of(state, iterations=40, parallel=parallel), None)
+    assert EmbeddedQueue(store, s).depth() == 5
 
 
 def test_embedded_progress_then_cancel(

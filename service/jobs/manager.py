@@ -4,6 +4,9 @@ the way), cancel, and reap every active job."""
 from __future__ import annotations
 
 import logging
+import os
+import threading
+import time
 import uuid
 from typing import Any
 
@@ -15,6 +18,8 @@ from .queue import EmbeddedQueue, JobQueue, RQQueue, redis_connection
 from .store import JobStore, RedisStore, SqliteStore
 
 log = logging.getLogger("kashgar.jobs")
+_REAPERS: dict[int, int] = {}  # id of a JobManager -> the pid whose reaper thread runs for it
+_REAPERS_LOCK = threading.Lock()
 
 
 class JobManager:
@@ -146,6 +151,29 @@ class JobManager:
             self.store.incr_stat("parts_retried")
             self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec))
         return rec
+
+    def start_reaper(self) -> None:
+        """With the embedded queue, a daemon thread of this process that reaps every active job
+        each third of the heartbeat timeout: a part whose process died is run again (or fails
+        visibly) even if nobody polls its job. Once per process (a fork starts its own); the RQ
+        worker has its own reaper."""
+        if self.backend != "embedded":
+            return
+        with _REAPERS_LOCK:
+            if _REAPERS.get(id(self)) == os.getpid():
+                return
+            _REAPERS[id(self)] = os.getpid()
+        interval = max(0.2, self.settings.heartbeat_timeout / 3)
+
+        def loop() -> None:
+            while True:
+                time.sleep(interval)
+                try:
+                    self.reap_all()
+                except Exception as exc:  # noqa: BLE001 - the reaper must outlive a bad moment
+                    log.warning("reaper: %s", exc)
+
+        threading.Thread(target=loop, name="kashgar-reaper", daemon=True).start()
 
     def reap_all(self) -> int:
         n = 0

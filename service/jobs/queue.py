@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import os
 import queue as stdqueue
+import socket
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -14,6 +15,7 @@ from typing import Any
 
 from ..config import Settings
 from . import runner
+from .model import JobStatus
 from .store import JobStore, StoreUnavailable
 
 log = logging.getLogger("kashgar.jobs")
@@ -52,8 +54,9 @@ class JobQueue(ABC):
 
 
 class EmbeddedQueue(JobQueue):
-    """Daemon threads of this process; they die with it, and the reaper of another process of
-    the same machine sees that the owner is gone and runs the part again."""
+    """Daemon threads of this process; they die with it, and the reaper thread of another process
+    of the same machine (`JobManager.start_reaper`), or a poll of the job, sees that the owner is
+    gone and runs the part again."""
 
     backend = "embedded"
 
@@ -92,23 +95,35 @@ class EmbeddedQueue(JobQueue):
         self._queue.put((job_id, index, attempt))
 
     def depth(self) -> int:
-        return self._queue.qsize()
+        """Parts waiting for a thread, in every process that shares the store (this process's own
+        queue holds only the parts it was given)."""
+        waiting = 0
+        for job_id in self.store.active_ids():
+            rec = self.store.load(job_id)
+            if rec is not None:
+                waiting += sum(1 for p in rec["parts"] if p["status"] == JobStatus.QUEUED.value)
+        return waiting
 
     def owner(self) -> str | None:
         return runner.process_id()
 
     def owner_alive(self, owner: str | None) -> bool | None:
+        """Whether the process `owner` (`host:pid:start`, or `host:pid` before 2026-11-24) still
+        runs: None for another host; False when its pid is free, or taken by a process that started
+        at another time."""
         if not owner:
             return None
-        host, _, pid = owner.rpartition(":")
-        if host != runner.process_id().rpartition(":")[0] or not pid.isdigit():
+        host, pid, *start = owner.split(":")
+        if host != socket.gethostname() or not pid.isdigit():
             return None
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
             return False
         except PermissionError:
-            return True
+            pass
+        if start and start[0] and runner.process_start(int(pid)) not in (start[0], ""):
+            return False
         return True
 
     def join(self) -> None:

@@ -18,8 +18,22 @@ log = logging.getLogger("kashgar.jobs")
 
 
 def process_id() -> str:
-    """`host:pid` of this process (the owner of embedded parts)."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """`host:pid:start` of this process (the owner of embedded parts): `start` is when the process
+    started (`process_start(pid)`), so that a new process that got a dead one's pid (a container
+    restarted in place numbers its processes alike) is not taken for it."""
+    pid = os.getpid()
+    return f"{socket.gethostname()}:{pid}:{process_start(pid)}"
+
+
+def process_start(pid: int) -> str:
+    """When process `pid` started, in clock ticks since boot (Linux `/proc`); "" when unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read().decode(errors="replace")
+    except OSError:
+        return ""
+    fields = stat[stat.rfind(")") + 2:].split()  # after "pid (comm) ": field 3 (state) onwards
+    return fields[19] if len(fields) > 19 else ""  # field 22: starttime
 
 
 def execute_part(
