@@ -73,6 +73,18 @@ def expected_vp(doc: dict[str, Any], p: int, data: CardData | None = None) -> in
     return vp
 
 
+def start_cards_dealt(players: int) -> int:
+    """How many Start cards a game deals: 3 per player, one under each Patriarch. They stay with
+    their seat's caravans until parted with (then they are removed from the game)."""
+    return 3 * players
+
+
+def patriarchs_in_game(players: int, aristokratin_dealt: bool) -> int:
+    """How many Patriarchs a game holds: one per Start card, plus the spare one when the Aristokratin
+    was dealt (her parting gives it as a new caravan; without her it goes back to the box)."""
+    return start_cards_dealt(players) + (1 if aristokratin_dealt else 0)
+
+
 def manifest(doc: dict[str, Any], aristokratin_dealt: bool, data: CardData | None = None) -> Counter[str]:
     """What a game holds besides its Start cards: every Standard and Special card, the variant's
     additional cards and 3 Patriarchs per player, plus the spare Patriarch when the Aristokratin
@@ -83,7 +95,7 @@ def manifest(doc: dict[str, Any], aristokratin_dealt: bool, data: CardData | Non
         if k.deck in ("standard", "special"):
             c[k.slug] = k.copies
     c.update(doc["variant"]["additional"])
-    c["patriarch"] = 3 * doc["players"] + (1 if aristokratin_dealt else 0)
+    c["patriarch"] = patriarchs_in_game(doc["players"], aristokratin_dealt)
     return c
 
 
@@ -95,8 +107,8 @@ def doc_problems(doc: dict[str, Any], vps: list[int] | None = None, data: CardDa
     counts = person_counts(doc)
     starts = {k.slug for k in data.kinds if k.deck == "start"}
     dealt = sum(v for k, v in counts.items() if k in starts)
-    if dealt != 3 * doc["players"]:
-        out.append(f"{dealt} Start cards in play, want {3 * doc['players']}: one was created or lost")
+    if dealt != start_cards_dealt(doc["players"]):
+        out.append(f"{dealt} Start cards in play, want {start_cards_dealt(doc['players'])}: one was created or lost")
     doubled = sorted(k for k in starts if counts[k] > 1)
     if doubled:
         out.append(f"Start cards in two places: {', '.join(doubled)}")

@@ -1483,23 +1483,30 @@ class State:
 
     # ---- whole games and information sets ------------------------------------------------
     def playout(self, seed: cython.ulonglong) -> cython.int:
-        """Play uniformly random legal decisions to the end; return how many were made."""
+        """Play uniformly random legal decisions to the end; return how many were made.
+        ValueError on a state that is not over and offers no decision (the loader lets none
+        through, and play reaches none: a safety net, where the compiled build would divide by 0)."""
         steps: cython.int = 0
         n: cython.int
         self.rng = _mix(seed)
         while self.d[S_PHASE] != PH_OVER:
             n = self.gen_legal()
+            if n <= 0:
+                raise ValueError("no legal decision in a state that is not over")
             self.apply_unchecked(self.legal_buf[self._randint(n)])
             steps += 1
         return steps
 
     def playout_limit(self, seed: cython.ulonglong, max_decisions: cython.int) -> cython.int:
-        """Like playout, but stop after `max_decisions` decisions; returns how many were made."""
+        """Like playout, but stop after `max_decisions` decisions; returns how many were made
+        (ValueError as playout's)."""
         steps: cython.int = 0
         n: cython.int
         self.rng = _mix(seed)
         while self.d[S_PHASE] != PH_OVER and steps < max_decisions:
             n = self.gen_legal()
+            if n <= 0:
+                raise ValueError("no legal decision in a state that is not over")
             self.apply_unchecked(self.legal_buf[self._randint(n)])
             steps += 1
         return steps

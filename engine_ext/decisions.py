@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -193,6 +194,10 @@ class Decision:
     # ---- codes ------------------------------------------------------------------------
     @classmethod
     def from_code(cls, code: int, state: State, data: CardData) -> Decision:
+        """The decision of a core code; DecisionError for a code that names none."""
+        problem = code_problem(code, data, lambda: len(route_sources(state)))
+        if problem:
+            raise DecisionError(problem)
         kind, arg = code >> 8, code & 255
         if kind == L.K_SELECT:
             return cls("select", (arg >> 2, OPTIONS[arg & 3]))
@@ -208,18 +213,21 @@ class Decision:
             return cls("pay", (arg,))
         if kind == L.K_ROUTE:
             return cls("route", route_form(state, arg))
-        if kind == L.K_SKIP:
-            return cls("skip")
-        raise DecisionError(f"unknown decision code {code}")
+        return cls("skip")
 
     def to_code(self, state: State, data: CardData) -> int:
-        """The core's code for this decision (ValueError if it cannot be one)."""
+        """The core's code for this decision (DecisionError if it cannot be one)."""
         k, a = self.kind, self.args
+        _check_args(k, a)
         if k == "select":
             if not 0 <= a[0] < 4:
                 raise DecisionError("caravan out of range", "/caravan")
+            if a[1] not in OPTIONS:
+                raise DecisionError(f"option must be one of {OPTIONS}", "/option")
             return L.K_SELECT << 8 | (a[0] * 4 + OPTIONS.index(a[1]))
         if k == "choose":
+            if a[0] not in RES_INDEX:
+                raise DecisionError(f"unknown resource {_short(a[0])!r}", "/resource")
             return L.K_CHOOSE << 8 | RES_INDEX[a[0]]
         if k in ("keep", "take"):
             if a[0] not in data.by_slug:
@@ -254,6 +262,52 @@ class Decision:
         return L.K_SKIP << 8
 
 
+# the arguments of each kind (`Decision.args`), by type (a route's: see `_check_args`)
+ARG_TYPES: dict[str, tuple[type, ...]] = {"select": (int, str), "choose": (str,), "keep": (str,), "take": (str,),
+                                          "fulfil": (int,), "remove": (int, int), "pay": (int,), "skip": ()}
+
+
+def _ints(values: Any) -> bool:
+    return isinstance(values, tuple) and all(isinstance(x, int) and not isinstance(x, bool) for x in values)
+
+
+def _check_args(kind: Any, args: Any) -> None:
+    """DecisionError unless `args` are arguments of a decision of `kind` (a Decision made by hand
+    may hold anything)."""
+    if kind == "route":
+        if _ints(args) or (isinstance(args, tuple) and len(args) == 2 and _ints(args[0]) and _ints(args[1])):
+            return
+        raise DecisionError(f"a route's arguments are its destinations (and order), not {_short(repr(args))}", "/to")
+    if kind not in ARG_TYPES:
+        raise DecisionError(f"unknown decision kind {_short(repr(kind))}", "/kind")
+    types = ARG_TYPES[kind]
+    if (not isinstance(args, tuple) or len(args) != len(types)
+            or not all(isinstance(x, t) and not isinstance(x, bool) for x, t in zip(args, types, strict=False))):
+        names = ", ".join(f"{f} ({t.__name__})" for f, t in zip(JSON_FIELDS[kind], types, strict=True))
+        raise DecisionError(f"a {kind} decision's arguments are: {names or 'none'}; not {_short(repr(args))}")
+
+
+# the arguments below which a code of each kind names a decision (a card kind's: the card data's kinds)
+ARG_LIMITS = {L.K_SELECT: 4 * len(OPTIONS), L.K_CHOOSE: L.NRES, L.K_KEEP: 0, L.K_TAKE: 0, L.K_FULFIL: L.NCON,
+              L.K_REMOVE: 256, L.K_PAY: 10, L.K_SKIP: 1}
+
+
+def code_problem(code: Any, data: CardData, sources: Callable[[], int]) -> str:
+    """What is wrong with a core decision code ('' if it names a decision): its kind, or its argument
+    out of that kind's range. `sources()`: how many caravans the deciding player routes (the Hirte)."""
+    if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code < (L.K_ROUTE + 1) << 8:
+        return f"unknown decision code {code!r}"
+    kind, arg = code >> 8, code & 255
+    if kind == L.K_ROUTE:
+        m = sources()
+        return "" if 2 <= m <= 4 and arg < L.ROUTE_N[m] else f"no route {arg} over {m} caravans (code {code})"
+    if kind not in ARG_LIMITS:
+        return f"unknown decision code {code}"
+    if arg >= (len(data.kinds) if kind in (L.K_KEEP, L.K_TAKE) else ARG_LIMITS[kind]) or (kind == L.K_PAY and arg == 0):
+        return f"decision code {code}: no {KIND_NAMES[kind]} {arg}"
+    return ""
+
+
 def _route_parts(args: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(destinations, order) of a route's args: ((to...), (order...)), or flat (to...)."""
     if len(args) == 2 and isinstance(args[0], tuple):
@@ -286,6 +340,8 @@ def route_args(to: Any, order: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
 def route_sources(state: State) -> list[int]:
     """The deciding player's non-empty caravans (the Hirte's sources), in caravan order."""
     p = state.current_player()
+    if p < 0:  # the game is over
+        return []
     d = state.export()
     return [c for c in range(d[L.O_NCAR + p]) if d[L.O_CAR + (p * 4 + c) * 3 + 2] > 0]
 

@@ -3,8 +3,10 @@
 Each game is set up from its seed alone (2 to 4 players, with or without the Cut-and-Thrust cards,
 and a policy: random decisions, or a one-ply player that takes the decision after which it has the
 most VP, with a random one now and then, so that games reach the late states random play rarely
-does). After every decision the state's JSON document must read back as itself; every
-`check_every` decisions the bookkeeping must hold (`engine_ext.checks`), the mover's view must read
+does). After every decision the state's JSON document must read back as itself, and a game
+reloaded from an earlier document (at the last full check) and played on alike must write the same
+document (a document must not depend on how its state was reached); every `check_every` decisions
+the bookkeeping must hold (`engine_ext.checks`), the mover's view must read
 back as itself, and a determinization of that view must show the mover the same view and offer
 the same decisions. Optionally each game is played on both builds of the engine in lockstep, which
 must reach the same state after every decision. A failure keeps what it takes to replay it: the
@@ -164,6 +166,7 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
     decision = ""
     try:
         doc = _check_state(engine, g, 0, True, res.checks)
+        reloaded = engine.from_json(doc)
         if t is not None:
             _check_twin(g, doc, t, True, res.checks)
         while not g.is_terminal and res.decisions < max_decisions:
@@ -177,6 +180,13 @@ def fuzz_game(engine: Engine, seed: int, *, check_every: int = 5, max_decisions:
             res.decisions += 1
             full = res.decisions % check_every == 0 or g.is_terminal
             doc = _check_state(engine, g, res.decisions, full, res.checks)
+            reloaded.state.apply(code)
+            res.checks["reload"] = res.checks.get("reload", 0) + 1
+            if reloaded.to_json() != doc:
+                raise CheckFailed("reload", "a game reloaded from an earlier document and played alike writes "
+                                            "another document")
+            if full:
+                reloaded = engine.from_json(doc)
             if t is not None:
                 t.state.apply(code)
                 _check_twin(g, doc, t, full, res.checks)

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine_ext import core as L
 from engine_ext.carddata import RESOURCES, CardData
-from engine_ext.decisions import Decision, DecisionError
+from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
 from engine_ext.state_json import StateError, dump_doc, is_strict_int, load_doc, new_game_doc
 
 DecisionLike = Decision | str | dict[str, Any] | int
@@ -43,9 +43,18 @@ class Engine:
         d, rng, observer = load_doc(doc, self.data)
         st = self.core.State(self.rules)
         st.load(d, rng)
-        if not st.is_terminal() and st.gen_legal() == 0:
-            raise StateError("/pending" if doc.get("pending") else "/turn_player",
-                             "no decision is possible in this state")
+        # what the checks above let through must still leave a decision to make, each of them one
+        # that reads back (a safety net: play must never reach a state that is not over and
+        # offers nothing, which a playout cannot go on from)
+        where = "/pending" if doc.get("pending") else "/turn_player"
+        codes = st.legal_codes()
+        if not st.is_terminal() and not codes:
+            raise StateError(where, "no decision is possible in this state")
+        routes = len(route_sources(st)) if any(code >> 8 == L.K_ROUTE for code in codes) else 0
+        for code in codes:
+            problem = code_problem(code, self.data, lambda: routes)
+            if problem:
+                raise StateError(where, f"the state offers a decision that is none: {problem}")
         return Game(self, st, observer)
 
     def cards(self) -> dict[str, Any]:
@@ -99,6 +108,9 @@ class Game:
     def code(self, d: DecisionLike) -> int:
         """The core's code of a decision given as a Decision, its text or JSON (or a code)."""
         if isinstance(d, int) and not isinstance(d, bool):
+            problem = code_problem(d, self.engine.data, lambda: len(route_sources(self.state)))
+            if problem:
+                raise DecisionError(problem)
             return d
         if isinstance(d, str):
             d = Decision.parse(d)

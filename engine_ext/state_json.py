@@ -8,6 +8,7 @@ is where load to states that play the same.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
@@ -20,10 +21,14 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from engine_ext import core as L
+from engine_ext import program
 from engine_ext.carddata import RES_INDEX, RESOURCES, CardData
+from engine_ext.checks import patriarchs_in_game, start_cards_dealt
 
 SCHEMA_ID = "kashgar/state@1"
-MAX_DOC_BYTES = 256 * 1024
+MAX_DOC_BYTES = 32 * 1024  # a real state is at most about 3 KB (4 players, late in the game)
+MAX_DEPTH = 32  # a real state nests 5 deep (decks/contract/known/0/1)
+SCHEMA_ERRORS = 16  # the schema errors looked at to name the wrong field
 DECK_NAMES = ("standard", "special", "contract")
 WAIT_NAMES = {L.P_CHOOSE: "choose", L.P_KEEP: "keep", L.P_FULFIL: "fulfil", L.P_WHEAT: "wheat",
               L.P_ZIMT: "zimt", L.P_REMOVE: "remove", L.P_REMOVE_ANY: "remove_any",
@@ -115,13 +120,45 @@ def _message(e: jsonschema.ValidationError) -> str:
     return str(e.message)
 
 
+def _not_json(doc: Any) -> StateError:
+    """Where a document holds what no JSON text can (it comes from a Python caller): a key that is
+    not a string, a value of another type, an integer too long to write, or nesting deeper than
+    MAX_DEPTH."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), doc)]
+    while stack:
+        path, node = stack.pop()
+        where = json_pointer(path)
+        if len(path) > MAX_DEPTH:
+            return StateError(where, f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if not isinstance(k, str):
+                    return StateError(where, f"an object's keys are strings, not {type(k).__name__} ({k!r:.40})")
+                stack.append(((*path, k), v))
+        elif isinstance(node, list | tuple):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if node.bit_length() > 64 * 8:
+                return StateError(where, f"an integer of {node.bit_length()} bits is no state's number")
+        elif not isinstance(node, str | float | bool) and node is not None:
+            return StateError(where, f"not a JSON value: a {type(node).__name__}")
+    return StateError("", "not a JSON document")
+
+
 def validate_schema(doc: Any) -> None:
     if not isinstance(doc, dict):
         raise StateError("", "a state is a JSON object")
-    if len(json.dumps(doc, separators=(",", ":"))) > MAX_DOC_BYTES:
-        raise StateError("", f"the state document is larger than {MAX_DOC_BYTES} bytes")
+    try:
+        size = len(json.dumps(doc, separators=(",", ":")))
+    except (TypeError, ValueError, RecursionError):
+        raise _not_json(doc) from None
+    if size > MAX_DOC_BYTES:
+        raise StateError("", f"the state document is larger than {MAX_DOC_BYTES} bytes ({size}; a real state "
+                             "is a few KB)")
     validator = _validator()
-    errors = sorted(validator.iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    # the first errors are enough to name the field (a large wrong document has thousands)
+    errors = sorted(itertools.islice(validator.iter_errors(doc), SCHEMA_ERRORS),
+                    key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         # inside a field's alternatives (`oneOf`: a deck as a list or as {"count", "known"}), the
         # error of the alternative the value is meant as, which names the field itself
@@ -183,7 +220,7 @@ def new_game_doc(players: int, seed: int, variant: Any, data: CardData, turn_lim
     rnd = random.Random(seed)
     start = [k for k in data.kinds if k.deck == "start"]
     rnd.shuffle(start)
-    dealt = start[: 3 * players]
+    dealt = start[: start_cards_dealt(players)]
     seats = []
     for p in range(players):
         seats.append({
@@ -192,7 +229,7 @@ def new_game_doc(players: int, seed: int, variant: Any, data: CardData, turn_lim
             "contracts": [],
             "last_scored": -1,
         })
-    first = min(range(3 * players), key=lambda i: dealt[i].rank) // 3
+    first = min(range(len(dealt)), key=lambda i: dealt[i].rank) // 3
     standard = [k.slug for k in data.kinds if k.deck == "standard" for _ in range(k.copies)]
     standard += [data.kinds[k].slug for k in sorted(counts) for _ in range(counts[k])]
     special = [k.slug for k in data.kinds if k.deck == "special" for _ in range(k.copies)]
@@ -240,6 +277,7 @@ class _Builder:
             for card in ids[n:]:
                 self.d[L.O_LOC + card] = L.L_UNUSED
         self.contracts_left = set(range(L.NCON))
+        self.dealt: list[tuple[str, str]] = []  # (deck, pointer) of each Patriarch and Start card placed
 
     def card(self, slug: Any, pointer: str, allowed: tuple[str, ...]) -> tuple[int, int]:
         """An instance id for a card named in the document, and whether it is turned."""
@@ -254,6 +292,8 @@ class _Builder:
         pool = self.pool.get(kind.index, [])
         if not pool:
             raise StateError(pointer, f"more {kind.slug} cards than this game has")
+        if kind.deck in ("patriarch", "start"):
+            self.dealt.append((kind.deck, pointer))
         return pool.pop(0), flip
 
     def contract(self, number: Any, pointer: str) -> int:
@@ -312,6 +352,9 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     d[L.S_SPARE] = -1
     d[L.S_DECIDER] = d[L.S_TURNPL]
     pending = doc.get("pending")
+    if observer is not None and "rng" in doc:
+        raise StateError("/rng", "a view has no rng: the seed of the state's shuffles is hidden from every player")
+    _check_game_over(doc, d, n)
     d[L.S_PHASE] = L.PH_OVER if doc.get("game_over") else (L.PH_EFFECT if pending else L.PH_SELECT)
     # caravans
     for p, seat in enumerate(seats):
@@ -347,7 +390,10 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
             d[L.O_PL + p * 8 + L.PL_CVP] += data.contracts[con].vp
             if data.contracts[con].kind == "wheat":
                 d[L.O_PL + p * 8 + L.PL_NWHEAT] += 1
-        d[L.O_PL + p * 8 + L.PL_LAST] = seat.get("last_scored", -1)
+        last = d[L.O_PL + p * 8 + L.PL_LAST] = seat.get("last_scored", -1)
+        if last >= d[L.S_TURN]:
+            raise StateError(f"{base}/last_scored", f"a VP total is scored when a turn ends: on turn {d[L.S_TURN] - 1} "
+                                                    f"at the latest (turn {d[L.S_TURN]} has not ended), not {last}")
     # the face-up contracts
     for i, number in enumerate(doc["display"]):
         con = b.contract(number, f"/display/{i}")
@@ -371,6 +417,7 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     _load_person_deck(b, decks.get("standard"), "standard", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 0 else 0)
     _load_person_deck(b, decks.get("special"), "special", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 1 else 0)
     _load_contract_deck(b, decks.get("contract"), observer, hidden_limbo if d[L.S_LIMBO_SRC] == 2 else 0)
+    _check_deal(b, n, bool(doc.get("spare_patriarch")))
     # Patriarchs and Start cards not in play
     pats = b.pool.get(data.patriarch.index, [])
     if doc.get("spare_patriarch"):
@@ -385,6 +432,58 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
         # the VP total the end of the turn compares with (a change since then is scored on this turn)
         d[L.O_PL + p * 8 + L.PL_VPC] = doc["seats"][p].get("vp_turn_start", _vp(d, p))
     return d, int(rng) or 1, observer
+
+
+def _check_game_over(doc: dict[str, Any], d: list[int], n: int) -> None:
+    """A finished game ended a turn: its last round's (after someone reached 25 VP), or the
+    turn limit's; and it waits for nothing."""
+    if not doc.get("game_over"):
+        return
+    if doc.get("pending"):
+        raise StateError("/pending", "a finished game has no step pending")
+    last_seat = (d[L.S_START] + n - 1) % n
+    if d[L.S_TURN] == 0 or (d[L.S_TURN] < d[L.S_TURNLIM] and not (d[L.S_ENDTRIG] and d[L.S_TURNPL] == last_seat)):
+        raise StateError("/game_over", f"the game ends at the turn limit or after the last player's turn (player "
+                                       f"{last_seat}) once the end is triggered: not over at turn {d[L.S_TURN]}, "
+                                       f"player {d[L.S_TURNPL]}")
+
+
+def _check_deal(b: _Builder, n: int, spare: bool) -> None:
+    """The Start cards and Patriarchs add up for `n` players (`checks`: 3 per player, one more
+    Patriarch with the Aristokratin). A seat's Start cards stay with its caravans or are removed,
+    so a seat holds at most its 3; a document that deals fewer Start cards than the game has is a
+    hand-made position, and then the Patriarchs are not counted."""
+    data = b.data
+    starts = [ptr for deck, ptr in b.dealt if deck == "start"]
+    pats = [ptr for deck, ptr in b.dealt if deck == "patriarch"]
+    for p in range(n):
+        mine = [ptr for ptr in starts if ptr.startswith(f"/seats/{p}/")]
+        if len(mine) > start_cards_dealt(1):
+            raise StateError(mine[start_cards_dealt(1)], f"player {p} was dealt {start_cards_dealt(1)} Start cards, "
+                                                         "this is one more")
+    if len(starts) > start_cards_dealt(n):
+        raise StateError(starts[start_cards_dealt(n)], f"a {n}-player game deals {start_cards_dealt(n)} Start cards, "
+                                                       "this is one more")
+    if len(starts) < start_cards_dealt(n):
+        return
+    aristokratin = data.by_slug["aristokratin"].index
+    dealt = not b.pool.get(aristokratin, [None])
+    if spare and not dealt:
+        raise StateError("/spare_patriarch", "the spare Patriarch is for the Aristokratin, and she was not dealt "
+                                             "(without her it goes back to the box)")
+    want = patriarchs_in_game(n, dealt)
+    have = len(pats) + spare
+    where = "with the Aristokratin's spare" if dealt else "without the Aristokratin"
+    for p in range(n):
+        mine = [ptr for ptr in pats if ptr.startswith(f"/seats/{p}/")]
+        most = patriarchs_in_game(1, dealt and not spare)
+        if len(mine) > most:
+            raise StateError(mine[most], f"player {p} holds at most {most} Patriarchs, this is one more")
+    if have > want:
+        raise StateError(pats[want - spare], f"a {n}-player game has {want} Patriarchs ({where}), this is one more")
+    if have < want:
+        raise StateError("/spare_patriarch" if dealt and not spare and have == want - 1 else "/removed",
+                         f"a {n}-player game has {want} Patriarchs ({where}), {have} are in play, removed or spare")
 
 
 def _vp(d: list[int], p: int) -> int:
@@ -406,10 +505,20 @@ def _read_deck(spec: Any, pointer: str, place: Callable[[Any, str], int], d: lis
     if not isinstance(spec, dict):
         return known, None
     cards = spec.get("cards")
+    masks = spec.get("known_by")
+    if cards is None and masks is not None:
+        raise StateError(f"{pointer}/known_by", "who knows each card's place goes with the cards, in order ('cards')")
     if cards is not None:
         for i, x in enumerate(cards):
             known[i] = place(x, f"{pointer}/cards/{i}")
-        for i, mask in enumerate(spec.get("known_by", [])[: len(cards)]):
+        masks = masks if masks is not None else [0] * len(cards)
+        if len(masks) != len(cards):
+            raise StateError(f"{pointer}/known_by", f"one mask of seats per card: {len(cards)}, not {len(masks)}")
+        seats = (1 << d[L.S_PLAYERS]) - 1
+        for i, mask in enumerate(masks):
+            if mask & ~seats:
+                raise StateError(f"{pointer}/known_by/{i}", f"a mask of the seats 0..{d[L.S_PLAYERS] - 1} "
+                                                            f"(at most {seats}), not {mask}")
             d[known_off + known[i]] = mask
         return known, len(cards)
     for j, (idx, x) in enumerate(spec.get("known", [])):
@@ -528,16 +637,15 @@ def _card_at(d: list[int], data: CardData, car: int, pos: int, slug: str, pointe
 
 def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int) -> int:
     """The registers of a step waiting for a decision. Returns how many drawn cards the
-    document leaves unnamed (a view of another player's secret draw)."""
+    document leaves unnamed (a view of another player's secret draw). The step must be one where
+    the acting card's action stops for a decision (`engine_ext.program`), with the registers that
+    decision reads in the ranges the engine produces; the others mean nothing there and are not
+    read (a document written before they were left out may hold anything in them)."""
     d = b.d
     data = b.data
     tp = d[L.S_TURNPL]
     wait = WAIT_CODES[pend["wait"]]
     d[L.S_PEND] = wait
-    decider = pend.get("decider", tp)
-    if not 0 <= decider < n:
-        raise StateError("/pending/decider", f"no player {decider}")
-    d[L.S_DECIDER] = decider
     c = pend["caravan"]
     if not 0 <= c < d[L.O_NCAR + tp]:
         raise StateError("/pending/caravan", f"player {tp} has no caravan {c}")
@@ -556,56 +664,161 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
     if not 0 <= step < data.tables["a_len"][act]:
         raise StateError("/pending/step", f"{kind.slug}'s action has no step {step}")
     d[L.S_PC] = step
-    # which card is acting: in its caravan at `position`, in another caravan its own action moved
-    # it to (`moved_to`), or removed (parting)
+    here = program.stop(data, act, step)
+    action = kind.actions[slot]
+    what = f"step {step} of {kind.slug}'s action {pend['action']} ({action[step] if action else '?'!r})"
+    d[L.S_CARD] = _acting_card(pend, b, kind.slug, car, here)
+    waits = here.waits()
+    if not waits:
+        raise StateError("/pending/step", f"{what} asks for no decision")
+    if wait not in waits:
+        raise StateError("/pending/wait", f"{what} waits for {' or '.join(WAIT_NAMES[w] for w in waits)}, "
+                                          f"not {pend['wait']}")
+    _load_registers(pend, b, here, wait, n)
+    zc = pend.get("contract")
+    d[L.S_ZCON] = 0
+    if wait == L.P_ZIMT:
+        if zc is None:
+            raise StateError("/pending/contract", "the Zimtfürst pays the cinnamon of a contract: name it")
+        if d[L.O_CLOC + zc - 1] != L.CL_DISPLAY or data.contracts[zc - 1].cost.get("cinnamon", 0) < d[L.S_N]:
+            raise StateError("/pending/contract", f"contract {zc} is not on the display with {d[L.S_N]} cinnamon "
+                                                  "left to pay")
+        d[L.S_ZCON] = zc - 1
+    elif zc is not None:
+        raise StateError("/pending/contract", f"only the Zimtfürst's cinnamon names a contract, not {pend['wait']}")
+    return _load_drawn(pend, b, here, wait, what)
+
+
+def _acting_card(pend: dict[str, Any], b: _Builder, slug: str, car: int, here: program.Stop) -> int:
+    """The card whose action is pending: in its caravan at `position`, in another caravan of its
+    player its own action moved it to (`moved_to`, a Hirte), or out of play (parted with, or
+    removed by its own action)."""
+    d, data = b.d, b.data
+    tp = d[L.S_TURNPL]
     pos: Any = pend.get("position")
     moved: Any = pend.get("moved_to")
-    if slot == 2 or (pos is None and moved is None):
-        card, _ = b.card(kind.slug, "/pending/card", PERSON_DECKS)
-        d[L.O_LOC + card] = L.L_BOX
-    elif pos is None:
+    if d[L.S_SLOT] == L.OPT_PART:
+        if pos is not None or moved is not None:
+            raise StateError("/pending/position" if pos is not None else "/pending/moved_to",
+                             f"a card parted with is out of play: {slug}'s position is null")
+    elif moved is not None:
+        if pos is not None:
+            raise StateError("/pending/moved_to", "the card is at its position in its caravan or moved, not both")
+        if not here.can_move():
+            raise StateError("/pending/moved_to", f"{slug}'s action has moved no card so far")
         q = moved["seat"]
-        if not 0 <= q < n or not 0 <= moved["caravan"] < d[L.O_NCAR + q]:
-            raise StateError("/pending/moved_to", f"player {q} has no caravan {moved['caravan']}")
-        card = _card_at(d, data, q * 4 + moved["caravan"], moved["position"], kind.slug, "/pending/moved_to")
-    else:
-        card = _card_at(d, data, car, pos, kind.slug, "/pending/position")
-    d[L.S_CARD] = card
+        if q != tp or not 0 <= moved["caravan"] < d[L.O_NCAR + q] or q * 4 + moved["caravan"] == car:
+            raise StateError("/pending/moved_to", f"its own action moves a card only to another caravan of its "
+                                                  f"player (seat {tp}), not to seat {q} caravan {moved['caravan']}")
+        return _card_at(d, data, q * 4 + moved["caravan"], moved["position"], slug, "/pending/moved_to")
+    elif pos is not None:
+        return _card_at(d, data, car, pos, slug, "/pending/position")
+    elif not here.can_take_out():
+        raise StateError("/pending/position", f"{slug}'s caravan action cannot have taken it out of play: "
+                                              f"give its position in caravan {car - tp * 4}")
+    card, _ = b.card(slug, "/pending/card", PERSON_DECKS)
+    d[L.O_LOC + card] = L.L_BOX
+    return card
+
+
+def _register_values(d: list[int], here: program.Stop, wait: int, n: int, regs: dict[str, Any]) -> dict[str, Any]:
+    """What each register `wait` reads here can hold (a range, or one value the step sets)."""
+    tp = d[L.S_TURNPL]
+    _op, a, b, c = here.op
+    out: dict[str, Any] = {"reg": tuple(sorted(here.reg_values()))}
+    if wait == L.P_CHOOSE:
+        out.update(n=(a,), last=(b,), flags=(c,))
+    elif wait == L.P_FULFIL:
+        out.update(flags=(a,))
+    elif wait == L.P_ZIMT:
+        out.update(n=range(1, 10), last=range(0, 5))
+    elif wait == L.P_CFREE:
+        out.update(n=range(1, b + 1), last=range(-1, L.NCON))
+    elif wait == L.P_REMOVE_ANY:
+        out.update(n=range(1, a + 1))
+    elif wait == L.P_ROUTE:
+        # the players route in turn from the turn player on: `hirte_left` are still to come
+        left = regs.get("hirte_left", 0)
+        out.update(hirte_left=range(0, n), hirte_next=((tp + n - left) % n,) if is_strict_int(left) else ())
+    elif wait == L.P_TRADE:
+        out.update(n=range(1, 10), last=tuple(r for r in range(L.NRES) if r != L.GOLD))
+    elif wait == L.P_SETDIST:
+        out.update(reg=(c,), reg2=(a,), n=range(1, b + 1), last=range(-1, 5))
+    return out
+
+
+def _load_registers(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int, n: int) -> None:
+    """The registers `wait` reads here, checked; the others at their resting values."""
+    d = b.d
     regs = pend.get("registers", {})
-    d[L.S_REG] = regs.get("reg", -1)
-    d[L.S_REG2] = regs.get("reg2", -1)
-    d[L.S_N] = regs.get("n", 0)
-    d[L.S_LAST] = regs.get("last", 0)
-    d[L.S_FLAGS] = regs.get("flags", 0)
-    d[L.S_HIRTE_P] = regs.get("hirte_next", 0)
-    d[L.S_HIRTE_LEFT] = regs.get("hirte_left", 0)
-    zc = pend.get("contract")
-    d[L.S_ZCON] = (zc - 1) if isinstance(zc, int) and 1 <= zc <= L.NCON else 0
+    allowed = _register_values(d, here, wait, n, regs)
+    live = here.live_registers(wait)
+    for name, (i, rest) in program.REGISTERS.items():
+        d[i] = rest
+        if name not in live:
+            continue
+        ok = allowed[name]
+        v = regs.get(name, ok[0] if len(ok) == 1 else rest)
+        if v not in ok:
+            want = (f"{ok[0]}" if len(ok) == 1 else f"in {ok[0]}..{ok[-1]}" if isinstance(ok, range)
+                    else f"one of {sorted(ok)}")
+            raise StateError(f"/pending/registers/{name}", f"must be {want} while waiting for {pend['wait']} here, "
+                                                           f"not {v}")
+        d[i] = v
+    if wait in (L.P_CFREE, L.P_SETDIST) and (d[L.S_N] == here.op[2]) != (d[L.S_LAST] == -1):
+        raise StateError("/pending/registers/last", "is -1 exactly while nothing is chosen yet (n is the step's "
+                                                    f"{here.op[2]})")
+    # everyone but the turn player decides only on the Hirte's routes, in turn
+    decides = (d[L.S_HIRTE_P] + n - 1) % n if wait == L.P_ROUTE else d[L.S_TURNPL]
+    decider = pend.get("decider", decides)
+    if decider != decides:
+        raise StateError("/pending/decider", f"player {decides} decides here, not {decider}")
+    d[L.S_DECIDER] = decider
+
+
+def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int, what: str) -> int:
+    """The drawn cards `wait` chooses among (none for the others); returns how many are unnamed."""
+    d = b.d
+    tp = d[L.S_TURNPL]
     drawn = pend.get("drawn")
-    src = DECK_NAMES.index(pend.get("drawn_from", "standard"))
-    d[L.S_LIMBO_SRC] = src
-    d[L.S_LIMBO_FRONT] = 1 if pend.get("to_front") else 0
-    hidden = 0
     n_drawn = int(drawn.get("count", 0)) if isinstance(drawn, dict) else len(drawn) if isinstance(drawn, list) else 0
-    if n_drawn > L.LIMBO_CAP:
-        raise StateError("/pending/drawn", f"at most {L.LIMBO_CAP} drawn cards")
+    src = here.draws_from(wait)
+    d[L.S_LIMBO_SRC] = L.DECK_STANDARD
+    d[L.S_LIMBO_FRONT] = 0
+    if src is None:
+        if n_drawn:
+            raise StateError("/pending/drawn", f"no cards are drawn while waiting for {pend['wait']}")
+        return 0
+    op, a, amount, front = here.op
+    given = pend.get("drawn_from")
+    if given is not None and DECK_NAMES.index(given) != src:
+        raise StateError("/pending/drawn_from", f"{what} draws from the {DECK_NAMES[src]} deck, not {given}")
+    if op == L.OP_DRAW and "to_front" in pend and bool(pend["to_front"]) != bool(front):
+        raise StateError("/pending/to_front", f"{what} keeps the card at the {'front' if front else 'back'}")
+    most = min(L.LIMBO_CAP, (amount if amount >= 0 else L.LIMBO_CAP) if op == L.OP_DRAW else a)
+    if not 1 <= n_drawn <= most:
+        raise StateError("/pending/drawn", f"{what} waits on 1 to {most} drawn cards, not {n_drawn}")
+    d[L.S_LIMBO_SRC] = src
+    d[L.S_LIMBO_FRONT] = 1 if op == L.OP_DRAW and front else 0
     if isinstance(drawn, dict):
-        hidden = n_drawn
-        d[L.S_LIMBO_N] = hidden
-    elif isinstance(drawn, list):
-        for i, x in enumerate(drawn):
-            if src == L.DECK_CONTRACT:
-                con = b.contract(x, f"/pending/drawn/{i}")
-                d[L.O_LIMBO + i] = con
-                d[L.O_CLOC + con] = L.CL_LIMBO
-                d[L.O_CKNOWN + con] = 1 << tp
-            else:
-                card, _ = b.card(x, f"/pending/drawn/{i}", STD_DECKS if src == 0 else ("special",))
-                d[L.O_LIMBO + i] = card
-                d[L.O_LOC + card] = L.L_LIMBO
-                d[L.O_KNOWN + card] = 1 << tp
-        d[L.S_LIMBO_N] = len(drawn)
-    return hidden
+        d[L.S_LIMBO_N] = n_drawn
+        return n_drawn
+    assert isinstance(drawn, list)
+    for i, x in enumerate(drawn):
+        if src == L.DECK_CONTRACT:
+            con = b.contract(x, f"/pending/drawn/{i}")
+            d[L.O_LIMBO + i] = con
+            d[L.O_CLOC + con] = L.CL_LIMBO
+            d[L.O_CKNOWN + con] = 1 << tp
+        else:
+            card, _ = b.card(x, f"/pending/drawn/{i}", STD_DECKS if src == L.DECK_STANDARD else ("special",))
+            d[L.O_LIMBO + i] = card
+            d[L.O_LOC + card] = L.L_LIMBO
+            d[L.O_KNOWN + card] = 1 << tp
+    d[L.S_LIMBO_N] = n_drawn
+    if wait == L.P_WHEAT and not any(b.data.contracts[d[L.O_LIMBO + i]].kind == "wheat" for i in range(n_drawn)):
+        raise StateError("/pending/drawn", "the drawn contracts hold no wheat field: the Bauer would not wait")
+    return 0
 
 
 # ---- state -> document ---------------------------------------------------------------------
@@ -724,6 +937,11 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
             if at is not None:
                 moved = {"seat": other // 4, "caravan": other % 4, "position": at}
     kind = action_owner(data, d[L.S_ACT])
+    wait = d[L.S_PEND]
+    # only what this step reads: registers, the drawn cards' deck and where the kept one goes are
+    # left over from earlier steps elsewhere (and a reloaded game would not have them)
+    here = program.stop(data, d[L.S_ACT], d[L.S_PC])
+    draws = here.draws_from(wait) is not None
     src = d[L.S_LIMBO_SRC]
     limbo = [d[L.O_LIMBO + i] for i in range(d[L.S_LIMBO_N])]
     drawn: Any
@@ -733,8 +951,9 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
         drawn = [_slug(d, x, data) for x in limbo]
     if observer is not None and observer != tp and src != L.DECK_STANDARD and limbo:
         drawn = {"count": len(limbo)}
+    live = here.live_registers(wait)
     out: dict[str, Any] = {
-        "wait": WAIT_NAMES.get(d[L.S_PEND], "none"),
+        "wait": WAIT_NAMES.get(wait, "none"),
         "decider": d[L.S_DECIDER],
         "card": kind,
         "caravan": car - tp * 4,
@@ -742,11 +961,10 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
         "action": SLOT_NAMES[d[L.S_SLOT]],
         "step": d[L.S_PC],
         "drawn": drawn,
-        "drawn_from": DECK_NAMES[src],
-        "to_front": bool(d[L.S_LIMBO_FRONT]),
-        "contract": d[L.S_ZCON] + 1 if d[L.S_PEND] == L.P_ZIMT else None,
-        "registers": {"reg": d[L.S_REG], "reg2": d[L.S_REG2], "n": d[L.S_N], "last": d[L.S_LAST],
-                      "flags": d[L.S_FLAGS], "hirte_next": d[L.S_HIRTE_P], "hirte_left": d[L.S_HIRTE_LEFT]},
+        "drawn_from": DECK_NAMES[src if draws else L.DECK_STANDARD],
+        "to_front": wait == L.P_KEEP and bool(d[L.S_LIMBO_FRONT]),
+        "contract": d[L.S_ZCON] + 1 if wait == L.P_ZIMT else None,
+        "registers": {name: d[i] for name, (i, _) in program.REGISTERS.items() if name in live},
     }
     if moved is not None:
         out["moved_to"] = moved

@@ -9,6 +9,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
@@ -207,7 +208,8 @@ def test_a_stale_compiled_search_warns_and_runs_interpreted(monkeypatch: pytest.
     real = os.path.getmtime
 
     def newer_source(path: Any) -> float:
-        return real(path) + 3600 if str(path).endswith("ismcts.py") else real(path)
+        # an hour after now: later than any build of the compiled search, whenever it was made
+        return time.time() + 3600 if str(path).endswith("ismcts.py") else real(path)
 
     monkeypatch.setattr(os.path, "getmtime", newer_source)
     with pytest.warns(UserWarning, match="older than its source"):

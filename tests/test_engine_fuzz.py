@@ -28,6 +28,7 @@ def test_fuzz_games_play_to_the_end_with_every_check(engine: Engine, seed: int) 
     assert res.failure is None, res.failure and res.failure.summary()
     assert res.finished and res.decisions > 50
     assert res.checks["round_trip"] == res.decisions + 1
+    assert res.checks["reload"] == res.decisions  # a reloaded game goes on writing the same documents
     assert res.checks["bookkeeping"] >= res.decisions // 5
     assert res.checks["view"] >= res.decisions // 5 - 1
 

@@ -22,7 +22,8 @@ def test_cards_a_player_put_under_are_known_to_that_player_only(engine: Engine) 
     doc = engine.new_game(2, seed=0).to_json()
     assert "kraeuterfrau" not in [c for s in doc["seats"] for car in s["caravans"] for c in car]
     me = doc["turn_player"]
-    doc["seats"][me]["caravans"][0] = ["kraeuterfrau"]  # its Patriarch and Start card leave play
+    doc["seats"][me]["caravans"][0] = ["kraeuterfrau"]  # dealt instead of that Start card
+    doc["removed"].append("patriarch")  # and its Patriarch removed from the game
     g = engine.from_json(doc)
     g.apply("c0:part")
     assert g.to_json()["pending"]["wait"] == "keep" and g.current_player == me
