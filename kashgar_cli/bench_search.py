@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
             row: dict[str, Any] = {"players": n, "position": name, "iterations": done,
                                    "ours_it_per_s": round(done / ms * 1000.0, 1), "tree_nodes": s.tree.size}
             if use_os:
+                # warmed up as ours is (the first call imported OpenSpiel's modules inside the clock)
+                OpenSpielISMCTS(iterations=2).analyse(g, seed=0)
                 t0 = time.perf_counter()
                 OpenSpielISMCTS(iterations=os_iters).analyse(g, seed=1)
                 dt = time.perf_counter() - t0
