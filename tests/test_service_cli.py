@@ -132,8 +132,10 @@ def test_client_and_remote_play(tmp_path: Any) -> None:
         # wait gives up on a running job with its id, and the job goes on
         from service.client import JobTimeout
 
+        # (30 s: the one web worker also runs the job's thread, so on a busy machine its answers
+        # can lag by seconds; a 3 s job had finished before the cancel came, a 409)
         with pytest.raises(JobTimeout) as slow:
-            api.suggest(game["state"], time_ms=3000, mode="async", wait_timeout=0.3)
+            api.suggest(game["state"], time_ms=30_000, mode="async", wait_timeout=0.3)
         assert api.job(slow.value.job_id)["status"] in ("queued", "started")
         api.cancel(slow.value.job_id)
 
