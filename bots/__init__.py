@@ -72,7 +72,25 @@ class StaleSearch(ImportError):
     """The compiled search exists but is older than what it was built from."""
 
 
+_CHECKED: dict[int, ModuleType | ImportError] = {}  # pid -> the compiled search, or why not
+
+
 def _compiled() -> ModuleType:
+    """The compiled search, checked once per process (every decision asks: the checks stat files);
+    ImportError (StaleSearch for a stale build) when it cannot be used."""
+    found = _CHECKED.get(os.getpid())
+    if found is None:
+        try:
+            found = _check_compiled()
+        except ImportError as exc:
+            found = exc
+        _CHECKED[os.getpid()] = found
+    if isinstance(found, ImportError):
+        raise found
+    return found
+
+
+def _check_compiled() -> ModuleType:
     try:
         import engine_ext.core_c as core_c  # the compiled search reads compiled engine states
     except Exception as exc:  # noqa: BLE001

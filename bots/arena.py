@@ -301,12 +301,10 @@ def _results(tasks: list[Any], workers: int) -> Iterator[GameResult]:
     return imap_processes(play_game, tasks, workers)
 
 
-def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, workers: int = 1,
-              game: str = "kashgar", engine_compiled: bool | None = None, progress: bool = False,
-              sprt: tuple[float, float, float, float] | None = None,
-              on_result: Callable[[GameResult], None] | None = None) -> Report:
-    """Play up to `games` games; with `sprt` = (elo0, elo1, alpha, beta) (two bots: the second
-    measured against the first) stop as soon as the test decides."""
+def check_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0,
+                sprt: tuple[float, float, float, float] | None = None) -> list[str]:
+    """The seats' bots of a tournament, or ValueError for settings it cannot play (a bad count,
+    seed, bot spec or SPRT); nothing is played."""
     import engine_ext
 
     if not 2 <= players <= 4:
@@ -329,6 +327,17 @@ def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, 
         raise ValueError(f"SPRT's alpha and beta are error rates between 0 and 1, not {sprt[2]:g} and {sprt[3]:g}")
     for s in set(specs):  # fail early on a bad spec, in this process
         cached_bot(s)
+    return lineup
+
+
+def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, workers: int = 1,
+              game: str = "kashgar", engine_compiled: bool | None = None, progress: bool = False,
+              sprt: tuple[float, float, float, float] | None = None,
+              on_result: Callable[[GameResult], None] | None = None) -> Report:
+    """Play up to `games` games; with `sprt` = (elo0, elo1, alpha, beta) (two bots: the second
+    measured against the first) stop as soon as the test decides. ValueError from `check_arena`
+    before any game."""
+    lineup = check_arena(specs, games=games, players=players, seed=seed, sprt=sprt)
     tasks = [(g, lineup, players, seed, game, engine_compiled) for g in range(games)]
     bar = Progress(games, progress)
     results: list[GameResult] = []

@@ -172,11 +172,15 @@ PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is see
 def seen_by(events: list[dict[str, Any]], observer: int | None, drawer: int) -> list[dict[str, Any]]:
     """`events` of a decision in `drawer`'s turn as `observer` sees them (None: all of them): a card
     moving between the Special deck and the drawn cards is not named (`"card": null`) for another
-    seat, as only the drawer sees it."""
+    seat, as only the drawer sees it, and comes after the named events."""
     if observer is None or observer == drawer:
         return events
-    return [dict(e, card=None) if e.get("event") == "card" and e.get("from") in PRIVATE_PLACES
-            and e.get("to") in PRIVATE_PLACES else e for e in events]
+    hidden = [e.get("event") == "card" and e.get("from") in PRIVATE_PLACES and e.get("to") in PRIVATE_PLACES
+              for e in events]
+    # the unnamed ones go last: events come in card order, so their place among the named ones
+    # would tell whether a hidden card sorts before or after a kept one
+    return ([e for e, h in zip(events, hidden, strict=True) if not h]
+            + [dict(e, card=None) for e, h in zip(events, hidden, strict=True) if h])
 
 
 def events(before: list[int], after: list[int], data: CardData, observer: int | None = None) -> list[dict[str, Any]]:

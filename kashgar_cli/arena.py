@@ -42,20 +42,22 @@ def run(args: argparse.Namespace) -> int:
     """Play the tournament; on Ctrl-C, stop the workers and report the games finished so far
     (labelled as partial) and exit 130."""
     import engine_ext
-    from bots.arena import GameResult, run_arena, summarize
+    from bots.arena import GameResult, check_arena, run_arena, summarize
 
     compiled = {"default": None, "compiled": True, "interpreted": False}[args.engine]
     sprt = (args.elo0, args.elo1, args.alpha, args.beta) if args.sprt else None
     done: list[GameResult] = []
     t0 = time.perf_counter()
     interrupted = False
+    try:  # bad settings are one line; an error during the games is a bug, shown with its traceback
+        check_arena(args.bots, games=args.games, players=args.players, seed=args.seed, sprt=sprt)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     try:
         with workers_ignore_sigint():
             rep = run_arena(args.bots, games=args.games, players=args.players, seed=args.seed,
                             workers=args.workers, game=args.game, engine_compiled=compiled,
                             progress=not args.no_progress, sprt=sprt, on_result=done.append)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
     except KeyboardInterrupt:
         interrupted = True
         done.sort(key=lambda r: r.game)

@@ -212,6 +212,7 @@ def test_a_stale_compiled_search_warns_and_runs_interpreted(monkeypatch: pytest.
         return time.time() + 3600 if str(path).endswith("ismcts.py") else real(path)
 
     monkeypatch.setattr(os.path, "getmtime", newer_source)
+    monkeypatch.setattr(bots, "_CHECKED", {})  # checked once per process: check again here
     with pytest.warns(UserWarning, match="older than its source"):
         assert bots.load_search().__name__ == "bots.ismcts"
     with pytest.raises(ImportError, match="older than its source"):

@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -248,3 +249,20 @@ def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> N
         time.sleep(0.1)
     else:
         pytest.fail("worker processes left behind")
+
+
+def test_an_error_during_the_games_is_not_taken_for_a_bad_argument(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The arena turned every ValueError into a usage line and exit 2, a bug in game 6 as well
+    (and the games played were lost): only the settings are checked that way now."""
+    import bots.arena as arena_mod
+
+    real = arena_mod.play_game
+
+    def fails_on_the_second(task: Any) -> Any:
+        if task[0] == 1:
+            raise ValueError("illegal decision code 1283")
+        return real(task)
+
+    monkeypatch.setattr(arena_mod, "play_game", fails_on_the_second)
+    with pytest.raises(ValueError, match="1283"):
+        main(["arena", "random", "random:", "-n", "4", "-j", "1", "--no-progress", "--game", "toy"])

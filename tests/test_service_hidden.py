@@ -108,3 +108,18 @@ def test_engine_events_hide_a_private_draw_from_other_seats(engine: Any) -> None
         cards = [e["card"] for e in events if e["event"] == "card" and e["to"] == "drawn"]
         assert cards and all(bool(c) == named for c in cards), (observer, events)
         assert game.hidden_from(other) and not game.hidden_from(drawer) and not game.hidden_from(None)
+
+
+def test_which_card_is_kept_does_not_show_in_the_order_of_the_other_seat_s_events(app: Flask) -> None:
+    """Events come in card order: the unnamed card put back stood before or after the named kept
+    one, telling the other seat how the two sort (by kind)."""
+    full, decision, drawer, other = private_draw()
+    _, after = post(app, "/apply", {"state": full, "decision": decision})
+    assert len(after["legal"]) >= 2
+    shapes = set()
+    for keep in after["legal"]:
+        code, seen = post(app, "/apply", {"state": after["state"], "decision": keep["text"], "observer": other})
+        assert code == 200, seen
+        shapes.add(tuple((e["event"], str(e.get("from")), str(e.get("to")), e.get("card") is None)
+                         for e in seen["events"] if e["event"] == "card"))
+    assert len(shapes) == 1, shapes
