@@ -9,7 +9,7 @@ from typing import Any
 from engine_ext import core as L
 from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
-from engine_ext.state_json import StateError, dump_doc, is_strict_int, load_doc, new_game_doc
+from engine_ext.state_json import StateError, drawn_hidden_from, dump_doc, is_strict_int, load_doc, new_game_doc
 
 DecisionLike = Decision | str | dict[str, Any] | int
 
@@ -125,9 +125,7 @@ class Game:
         """Whether the decision now pending is a choice among drawn Special cards or contracts
         that `observer` has not seen (only the turn player sees them): its legal decisions name
         them, and a view of `observer` holds made-up cards in their place."""
-        d = self.state.export()
-        return (observer is not None and observer != d[L.S_TURNPL] and d[L.S_LIMBO_N] > 0
-                and d[L.S_LIMBO_SRC] != L.DECK_STANDARD)
+        return drawn_hidden_from(self.state.export(), observer)
 
     def apply(self, d: DecisionLike, observer: int | None = None) -> list[dict[str, Any]]:
         """Apply a legal decision; returns what happened (events), as seen by `observer` when

@@ -922,6 +922,14 @@ def _position_in(d: list[int], car: int, card: int) -> int | None:
     return None
 
 
+def drawn_hidden_from(d: list[int], observer: int | None) -> bool:
+    """Whether the cards drawn for the pending step (an exported state `d`) are hidden from
+    `observer`: Special cards and contracts another seat's turn drew (drawn Standard cards are
+    shown to all)."""
+    return (observer is not None and observer != d[L.S_TURNPL] and d[L.S_LIMBO_N] > 0
+            and d[L.S_LIMBO_SRC] != L.DECK_STANDARD)
+
+
 def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[str, Any]:
     tp = d[L.S_TURNPL]
     car = d[L.S_CAR]
@@ -949,7 +957,7 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
         drawn = [x + 1 for x in limbo]
     else:
         drawn = [_slug(d, x, data) for x in limbo]
-    if observer is not None and observer != tp and src != L.DECK_STANDARD and limbo:
+    if drawn_hidden_from(d, observer):
         drawn = {"count": len(limbo)}
     live = here.live_registers(wait)
     out: dict[str, Any] = {

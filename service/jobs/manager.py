@@ -18,8 +18,6 @@ from .queue import EmbeddedQueue, JobQueue, RQQueue, redis_connection
 from .store import JobStore, RedisStore, SqliteStore
 
 log = logging.getLogger("kashgar.jobs")
-_REAPERS: dict[int, int] = {}  # id of a JobManager -> the pid whose reaper thread runs for it
-_REAPERS_LOCK = threading.Lock()
 
 
 class JobManager:
@@ -27,6 +25,8 @@ class JobManager:
         self.store = store
         self.queue = queue
         self.settings = settings
+        self._reaper_pid = 0  # the process whose reaper thread runs for this manager (a fork has none)
+        self._reaper_lock = threading.Lock()
 
     @property
     def backend(self) -> str:
@@ -159,10 +159,10 @@ class JobManager:
         worker has its own reaper."""
         if self.backend != "embedded":
             return
-        with _REAPERS_LOCK:
-            if _REAPERS.get(id(self)) == os.getpid():
+        with self._reaper_lock:
+            if self._reaper_pid == os.getpid():
                 return
-            _REAPERS[id(self)] = os.getpid()
+            self._reaper_pid = os.getpid()
         interval = max(0.2, self.settings.heartbeat_timeout / 3)
 
         def loop() -> None:
