@@ -36,13 +36,30 @@ def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: 
     """
     import engine_ext
 
+    return analyse_game(engine_ext.from_json(doc), level=level, iterations=iterations, time_ms=time_ms,
+                        seed=seed, workers=workers, progress=progress, should_stop=should_stop)
+
+
+def check_budget(iterations: int | None, time_ms: float | None, workers: int) -> None:
+    """ValueError for a budget or a worker count that no search can run with."""
     if iterations is not None and (not isinstance(iterations, int) or iterations < 1):
         raise ValueError("iterations must be a positive integer")
     if time_ms is not None and (not isinstance(time_ms, (int, float)) or time_ms <= 0):
         raise ValueError("time_ms must be positive")
     if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
         raise ValueError(f"workers must be in 1..{MAX_WORKERS}")
-    game = engine_ext.from_json(doc)
+
+
+def analyse_game(game: Any, *, level: str | None = None, iterations: int | None = None,
+                 time_ms: int | None = None, seed: int = 0, workers: int = 1,
+                 progress: Callable[[dict[str, Any]], None] | None = None,
+                 should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """`analyse_state` on a game already loaded (`engine_ext.from_json`), for a caller that has
+    parsed the document once and searches it several times (the service's parts). The search
+    leaves `game` as it was."""
+    import engine_ext
+
+    check_budget(iterations, time_ms, workers)
     if game.is_terminal:
         raise _engine_error("/game_over", "the game is over: there is no decision to suggest")
     name = level or DEFAULT_LEVEL
@@ -62,12 +79,13 @@ def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: 
     return out
 
 
-def position_of(doc: dict[str, Any]) -> int:
-    """`position_key` of a state document (a full state or a view): the position term of the final
-    choice's draw, for `merge_parts`."""
+def position_of(doc: Any) -> int:
+    """`position_key` of a state document (a full state or a view) or of a game loaded from one:
+    the position term of the final choice's draw, for `merge_parts`."""
     import engine_ext
 
-    return position_key(engine_ext.from_json(doc).state)
+    game = engine_ext.from_json(doc) if isinstance(doc, dict) else doc
+    return position_key(game.state)
 
 
 def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
@@ -139,4 +157,4 @@ def list_levels() -> list[dict[str, Any]]:
             for i, lv in enumerate(load_levels())]
 
 
-__all__ = ["analyse_state", "merge_parts", "list_levels", "Analysis", "Alternative"]
+__all__ = ["analyse_state", "analyse_game", "merge_parts", "list_levels", "Analysis", "Alternative"]

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import engine_ext
 from bots import suggest as bots_suggest
 
 from . import engine
@@ -88,11 +89,13 @@ def run_part(
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    game: Any = None,
 ) -> dict[str, Any]:
+    """One part's answer. `game`: `spec.state` already loaded (else it is loaded here)."""
     return dict(
         engine.finite(
-            bots_suggest.analyse_state(
-                spec.state,
+            bots_suggest.analyse_game(
+                engine_ext.from_json(spec.state) if game is None else game,
                 level=spec.level,
                 iterations=part.iterations,
                 time_ms=part.time_ms,
@@ -105,12 +108,14 @@ def run_part(
     )
 
 
-def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """The answer of the whole search: the merge of its parts, with the request's seed."""
+def combine(spec: SearchSpec, parts: list[dict[str, Any]], game: Any = None) -> dict[str, Any]:
+    """The answer of the whole search: the merge of its parts, with the request's seed. `game`:
+    `spec.state` already loaded (else it is loaded here when there are parts to merge)."""
     if len(parts) == 1:
         answer = dict(parts[0])
     else:
-        answer = dict(engine.finite(bots_suggest.merge_parts(parts, position=bots_suggest.position_of(spec.state))))
+        position = bots_suggest.position_of(spec.state if game is None else game)
+        answer = dict(engine.finite(bots_suggest.merge_parts(parts, position=position)))
     answer["seed"] = spec.seed
     answer["parts"] = len(parts)
     if spec.level is not None:
@@ -119,9 +124,10 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]]) -> dict[str, Any]:
     return answer
 
 
-def run_sync(spec: SearchSpec, timeout_ms: int | None = None) -> dict[str, Any]:
+def run_sync(spec: SearchSpec, timeout_ms: int | None = None, game: Any = None) -> dict[str, Any]:
     """Every part in this process, one after the other, then merged. `timeout_ms` is a safety cap:
-    when hit, the parts stop early and the answer says `truncated: true`."""
+    when hit, the parts stop early and the answer says `truncated: true`. `game`: `spec.state`
+    already loaded; it is parsed once for all the parts (the search leaves it as it was)."""
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
     truncated = False
 
@@ -133,8 +139,11 @@ def run_sync(spec: SearchSpec, timeout_ms: int | None = None) -> dict[str, Any]:
         return False
 
     t0 = time.perf_counter()
-    results = [run_part(spec, p, should_stop=should_stop if deadline is not None else None) for p in plan(spec)]
-    answer = combine(spec, results)
+    if game is None:
+        game = engine_ext.from_json(spec.state)
+    stop = should_stop if deadline is not None else None
+    results = [run_part(spec, p, should_stop=stop, game=game) for p in plan(spec)]
+    answer = combine(spec, results, game)
     answer["elapsed_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     if truncated:
         answer["truncated"] = True

@@ -159,6 +159,29 @@ def test_analyse_state_answer_shape() -> None:
         suggest.analyse_state(doc, iterations=0)
 
 
+def test_analyse_game_parses_once_and_leaves_the_game_as_it_was() -> None:
+    """The service loads a document once and searches the loaded game for every part: a search must
+    not change the game, and it must answer as `analyse_state` on the document does."""
+    import engine_ext
+
+    g = engine_ext.new_game(players=3, seed=6)
+    for _ in range(7):
+        g.apply(g.legal()[0])
+    doc = g.to_json(observer=g.current_player)
+    game = engine_ext.from_json(doc)
+    before = game.to_json()
+    answers = [suggest.analyse_game(game, level="casual", iterations=120, seed=s) for s in (1, 2, 1)]
+    assert game.to_json() == before
+    for seed, answer in zip((1, 2, 1), answers, strict=True):
+        answer.pop("elapsed_ms")
+        fresh = suggest.analyse_state(doc, level="casual", iterations=120, seed=seed)
+        fresh.pop("elapsed_ms")
+        assert answer == fresh
+    assert suggest.position_of(game) == suggest.position_of(doc)
+    with pytest.raises(ValueError):
+        suggest.analyse_game(game, time_ms=0)
+
+
 def test_merge_parts() -> None:
     import engine_ext
 

@@ -18,9 +18,10 @@ from .common import manager, read_body, request_id, settings
 bp = Blueprint("suggest", __name__)
 
 
-def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
-    """The search to run and the mode to run it in; 422 for unknown levels, out-of-range budgets,
-    impossible states and games that are over."""
+def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
+    """The search to run, the mode to run it in and the state loaded (parsed once, here, for the
+    checks and for every part of a synchronous search); 422 for unknown levels, out-of-range
+    budgets, impossible states, hidden choices and games that are over."""
     cfg = settings()
     names = engine.level_names()
     level = req.level
@@ -76,19 +77,17 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str]:
         )
     if mode == "auto":
         mode = "sync" if fits_sync else "async"
-    if mode != "sync" or req.state.get("observer") is not None:
-        # A job must not be queued for a state the search would reject; a synchronous search
-        # validates the state itself (one parse instead of two) and its errors map to 422 below,
-        # except a view whose player to move chooses among cards the view does not show.
-        game = engine.load_game(req.state, "/state")
-        engine.refuse_hidden_choice(game)
-        if game.is_terminal or game.current_player < 0:
-            raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
+    # A job must not be queued for a state the search would reject, nor a search run on a view
+    # whose player to move chooses among cards the view does not show.
+    game = engine.load_game(req.state, "/state")
+    engine.refuse_hidden_choice(game)
+    if game.is_terminal or game.current_player < 0:
+        raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
     parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend)
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
     )
-    return spec, mode
+    return spec, mode, game
 
 
 @bp.post("/suggest")
@@ -108,13 +107,13 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     """Search the given state (a player's view, any decision point, mid-turn included) and answer
     the decision with its alternatives. Same seed and inputs, same answer."""
     req = read_body(SuggestRequest)
-    spec, mode = resolve(req)
+    spec, mode, game = resolve(req)
     m = metrics.get()
     label = spec.level or "custom"
     if mode == "sync":
         t0 = time.perf_counter()
         try:
-            answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms)
+            answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
         except engine_ext.StateError as exc:
             raise engine.state_error(exc, "/state") from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
