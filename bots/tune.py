@@ -262,6 +262,18 @@ def final_steps(steps: list[Step]) -> list[Step]:
     return list(last.values())
 
 
+def check_tune(levels_in: str | None, game: str, out_dir: str | Path) -> list[Level]:
+    """What `tune` checks before any game: the level file (ValueError naming it), presets `game`
+    cannot play (ValueError) and the report folder (made here; OSError)."""
+    try:
+        levels = load_levels(levels_in)
+    except ValueError as exc:  # not TOML (tomllib's error is a ValueError), or not a level file
+        raise ValueError(f"level file {levels_in or levels_path()}: {exc}") from None
+    check_game(levels, game)
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return levels
+
+
 def tune(*, levels_in: str | None = None, levels_out: str | Path | None, out_dir: str | Path, games: int = 200,
          min_gap: float = 100.0, max_rounds: int = 3, workers: int = 1, seed: int = 0, game: str = "kashgar",
          log: Callable[[str], None] | None = None, from_top: bool = False, floor: int = 1,
@@ -269,13 +281,8 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path | None, out_dir
     """Calibrate (or with `verify`, measure) the presets of `levels_in` (default: the level file in
     use); write the rated levels to `levels_out` (None: no level file) and the tables and plot to
     `out_dir`. A bad level file or a preset `game` cannot play is a ValueError before any game."""
-    try:
-        levels = load_levels(levels_in)
-    except ValueError as exc:  # not TOML (tomllib's error is a ValueError), or not a level file
-        raise ValueError(f"level file {levels_in or levels_path()}: {exc}") from None
-    check_game(levels, game)
+    levels = check_tune(levels_in, game, out_dir)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
                              seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
                              grow=grow, top_games=top_games, verify=verify)

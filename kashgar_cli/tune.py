@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.tune import tune
+    from bots.tune import check_tune, tune
 
     out = args.out
     if out is None and not args.verify:
@@ -74,14 +74,15 @@ def run(args: argparse.Namespace) -> int:
             out = output_file(DEFAULT_OUT)
         except argparse.ArgumentTypeError as exc:
             raise CliError(f"argument --out: {exc}") from None
-    try:
-        doc = tune(levels_in=args.levels, levels_out=out, out_dir=args.report_dir, games=args.games,
-                   min_gap=args.min_gap, max_rounds=args.max_rounds, workers=args.workers, seed=args.seed,
-                   game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
-                   floor=args.min_iterations, cap=args.max_temperature, grow=args.grow,
-                   top_games=args.top_games, verify=args.verify)
+    try:  # bad settings are one line; an error during the games is a bug, shown with its traceback
+        check_tune(args.levels, args.game, args.report_dir)
     except (OSError, ValueError) as exc:  # the level file, a preset the game cannot play, the report dir
         raise CliError(str(exc)) from None
+    doc = tune(levels_in=args.levels, levels_out=out, out_dir=args.report_dir, games=args.games,
+               min_gap=args.min_gap, max_rounds=args.max_rounds, workers=args.workers, seed=args.seed,
+               game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
+               floor=args.min_iterations, cap=args.max_temperature, grow=args.grow,
+               top_games=args.top_games, verify=args.verify)
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
         print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")

@@ -114,6 +114,22 @@ def test_the_toy_game_names_the_presets_it_cannot_play(tmp_path: Path, capsys: p
     assert not (tmp_path / "l.toml").exists()
 
 
+def test_an_error_during_tune_games_is_not_called_a_usage_error(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the up-front checks are usage errors (exit 2, one line); a ValueError raised while the
+    games run is a bug and keeps its traceback."""
+    import bots.tune
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ValueError("a bug inside a game")
+
+    monkeypatch.setattr(bots.tune, "calibrate", broken)
+    levels = toy_levels(tmp_path / "toy.toml", ("a", 4, 0.0), ("b", 8, 0.0))
+    with pytest.raises(ValueError, match="a bug inside a game"):
+        main(["tune", "--game", "toy", "-n", "1", "-j", "1", "--levels", levels, "--out", str(tmp_path / "l.toml"),
+              "--report-dir", str(tmp_path / "rep")])
+
+
 def test_play_names_itself_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--seat" in refused(["play", "--seat", "5"], capsys)
 
