@@ -359,6 +359,40 @@ def test_redis_a_worker_is_registered_again_after_redis_restarts_without_persist
         assert queue.workers() == 0  # a stopped worker's reaper did not register it again
 
 
+def test_redis_a_worker_stopping_while_it_is_registered_again_stays_unlisted(settings: Settings) -> None:
+    """The reaper checks that Redis has forgotten a live worker, then writes it back. A worker that
+    registers its death between the check and the write must not be listed again (for its key's
+    8 minutes): the check and the write are one transaction."""
+    from rq import Worker as RQWorker
+
+    from service.jobs.worker import register_again
+
+    conn = redis.Redis.from_url(settings.redis_url)
+    wk = SimpleWorker([settings.queue_name], connection=conn, name="racer")
+    wk.register_birth()
+    wk.heartbeat()
+    conn.flushall()  # Redis restarted without persistence: the worker is forgotten
+    assert RQWorker.all(connection=conn) == []
+    serialize = wk.serialize
+
+    def dies_meanwhile() -> Any:  # called between the check and the write
+        wk.register_death()
+        return serialize()
+
+    wk.serialize = dies_meanwhile  # type: ignore[method-assign]
+    assert register_again(wk) is False
+    assert RQWorker.all(connection=conn) == []
+    wk.serialize = serialize  # type: ignore[method-assign]
+    assert register_again(wk) is False  # dead: never listed again
+    fresh = SimpleWorker([settings.queue_name], connection=conn, name="alive")
+    fresh.register_birth()
+    fresh.heartbeat()
+    conn.flushall()
+    assert register_again(fresh) is True
+    assert [w.name for w in RQWorker.all(connection=conn)] == ["alive"]
+    assert register_again(fresh) is False  # listed already
+
+
 def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, Any]) -> None:
     app = create_app(
         {

@@ -44,15 +44,23 @@ def register_again(worker: Any) -> bool:
 
     if worker.birth_date is None or worker.last_heartbeat is None:
         return False
-    conn = worker.connection
     key = worker.key
-    if conn.sismember(worker.redis_workers_keys, key) or conn.hexists(key, "death"):
-        return False
-    with conn.pipeline() as pipe:
-        pipe.hset(key, mapping=worker.serialize())
-        worker_registration.register(worker, pipe)
-        pipe.expire(key, worker.worker_ttl + 60)
-        pipe.execute()
+    with worker.connection.pipeline() as pipe:
+        try:
+            # Checked and written in one transaction: a worker that registers its death (or
+            # beats its heart) between the check and the write changes its key, and the write is
+            # dropped (the next round checks again), so a stopped worker is never listed again.
+            pipe.watch(key, worker.redis_workers_keys)
+            if pipe.sismember(worker.redis_workers_keys, key) or pipe.hexists(key, "death"):
+                return False
+            mapping = worker.serialize()
+            pipe.multi()
+            pipe.hset(key, mapping=mapping)
+            worker_registration.register(worker, pipe)
+            pipe.expire(key, worker.worker_ttl + 60)
+            pipe.execute()
+        except redis.exceptions.WatchError:
+            return False
     return True
 
 
