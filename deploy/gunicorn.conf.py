@@ -15,6 +15,7 @@ from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
     keepalive,
     loglevel,
     on_exit,
+    post_worker_init,
     preload_app,
     threads,
     timeout,

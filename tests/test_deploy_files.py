@@ -54,6 +54,22 @@ def test_every_command_is_a_kashgar_subcommand_and_every_probe_a_route() -> None
     assert probes and set(probes) <= routes, probes
 
 
+def test_the_deploy_gunicorn_config_takes_every_setting_and_hook_of_the_service_s() -> None:
+    """`gunicorn -c deploy/gunicorn.conf.py` (the documented command) must run as `kashgar serve`
+    does: it lacked `post_worker_init`, so the embedded reaper started only on a first request."""
+    import runpy
+
+    from gunicorn.config import KNOWN_SETTINGS
+
+    import service.gunicorn_conf as ours
+
+    names = {s.name for s in KNOWN_SETTINGS}
+    wanted = {n for n in vars(ours) if n in names}
+    assert {"post_worker_init", "child_exit", "on_exit", "workers"} <= wanted
+    deploy = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
+    assert wanted <= set(deploy), sorted(wanted - set(deploy))
+
+
 def test_k8s_probes_wait_longer_than_a_synchronous_search() -> None:
     """Each web worker serves one request at a time: a probe can queue behind a sync search on every
     worker, so a probe timeout under that time (the default is 1 s) fails, or restarts, busy pods."""
