@@ -290,6 +290,8 @@ class Ready(Response):
     ready: bool
     backend: Literal["embedded", "redis"]
     checks: dict[str, str]
+    error: Literal["not_ready"] | None = Field(
+        None, description="`not_ready` in a 503 (the code /metrics counts it under)")
 
 
 class ErrorItem(BaseModel):

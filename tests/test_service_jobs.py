@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from service.config import Settings
 from service.jobs import JobManager, SqliteStore, build_manager, runner
 from service.jobs.model import JobStatus, job_status
 from service.jobs.queue import EmbeddedQueue, RQQueue
+from service.jobs.store import RedisStore
 from service.testing import RedisServer, Worker, free_port, wait_until
 
 ENV = {
@@ -330,6 +332,31 @@ def test_redis_results_expire(
     assert manager.get(rec["id"]) is None
 
 
+def test_redis_an_unfinished_job_whose_record_expired_is_no_longer_active(
+    settings: Settings, state: dict[str, Any]
+) -> None:
+    """The active set has no TTL: a job left unfinished past `job_ttl` (no worker) or evicted kept
+    its id there, and /metrics' kashgar_jobs_active counted it forever."""
+    from prometheus_client import generate_latest
+
+    from service import metrics
+
+    manager = build_manager(settings)
+    gone = manager.submit(spec_of(state, iterations=20, parallel=1), None)
+    kept = manager.submit(spec_of(state, iterations=20, parallel=1), None)
+    conn = redis.Redis.from_url(settings.redis_url)
+    store = manager.store
+    assert isinstance(store, RedisStore)
+    conn.delete(store.job_key(gone["id"]))  # as an expiry or an eviction would
+    assert store.active_ids() == [kept["id"]]
+    assert conn.smembers(store.active_key) == {kept["id"].encode()}
+    manager.reap_all()
+    assert store.active_ids() == [kept["id"]]
+    app = SimpleNamespace(extensions={"kashgar_jobs": manager})
+    text = generate_latest(metrics.JobsCollector(app)).decode()  # type: ignore[arg-type]
+    assert 'kashgar_jobs_active{backend="redis"} 1.0' in text
+
+
 def test_redis_a_worker_is_registered_again_after_redis_restarts_without_persistence(
     env: dict[str, str], state: dict[str, Any]
 ) -> None:
@@ -414,10 +441,13 @@ def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, A
     r = c.post("/suggest", json={"state": state, "iterations": 50, "mode": "sync"})
     body = r.get_json()
     assert r.status_code == 200 and body["iterations"] == 50
-    assert c.get("/readyz").status_code == 503
+    ready = c.get("/readyz")
+    assert ready.status_code == 503 and ready.get_json()["error"] == "not_ready"
     assert c.get("/healthz").status_code == 200
     metrics = c.get("/metrics")
-    assert metrics.status_code == 200 and 'kashgar_queue_up{backend="redis"} 0.0' in metrics.get_data(as_text=True)
+    text = metrics.get_data(as_text=True)
+    assert metrics.status_code == 200 and 'kashgar_queue_up{backend="redis"} 0.0' in text
+    assert 'kashgar_request_errors_total{error="not_ready",status="503"} 1.0' in text
 
 
 # ---------------------------------------------------------------------------- embedded
@@ -447,6 +477,37 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
     done = manager.get(rec["id"])
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
     assert done["result"]["iterations"] == 40
+
+
+def test_embedded_a_part_whose_claim_failed_runs_again(
+    env: dict[str, str], tmp_path: Any, state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread that took a part could not claim it (the job database locked past its timeout):
+    it logged the error and dropped the part, which stayed `queued` under a live owner for ever."""
+    from service.jobs.store import StoreUnavailable
+
+    s = Settings.from_env(overrides={"heartbeat_timeout": 1.0, "heartbeat_interval": 0.2, "max_attempts": 3})
+    manager = build_manager(s, str(tmp_path / "jobs.sqlite"))
+    real = manager.store.update
+    calls: list[str] = []
+
+    def busy_once(job_id: str, fn: Any) -> Any:
+        calls.append(job_id)
+        if len(calls) == 1:
+            raise StoreUnavailable("job database busy: database is locked")
+        return real(job_id, fn)
+
+    monkeypatch.setattr(manager.store, "update", busy_once)
+    manager.start_reaper()
+    rec = manager.submit(spec_of(state, iterations=30, parallel=1), None)
+
+    def finished() -> bool:
+        job = manager.store.load(rec["id"])
+        return job is not None and job_status(job) == JobStatus.FINISHED
+
+    wait_until(finished, 30.0, what="the dropped part runs again")
+    part = manager.store.load(rec["id"])["parts"][0]  # type: ignore[index]
+    assert part["attempt"] == 2 and "lost the part" in part["history"][0]["error"]
 
 
 def test_embedded_owner_is_told_apart_from_a_new_process_with_its_pid(tmp_path: Any) -> None:

@@ -49,4 +49,7 @@ def readyz() -> tuple[Response, int]:
     except Exception as exc:  # noqa: BLE001
         checks["queue"] = f"error: {exc}"
         ok = False
-    return jsonify({"ready": ok, "backend": manager().backend, "checks": checks}), 200 if ok else 503
+    body: dict[str, object] = {"ready": ok, "backend": manager().backend, "checks": checks}
+    if not ok:
+        body["error"] = "not_ready"  # kashgar_request_errors_total counts it under this code, not "other"
+    return jsonify(body), 200 if ok else 503

@@ -22,6 +22,7 @@ log = logging.getLogger("kashgar.jobs")
 
 #: The importable job function RQ workers run.
 TASK = "service.jobs.tasks.run_part"
+MAX_DROPPED = 10_000  # dropped part attempts an embedded queue remembers
 
 
 class JobQueue(ABC):
@@ -67,6 +68,9 @@ class EmbeddedQueue(JobQueue):
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._pid = os.getpid()
+        # part attempts a thread took but could not run (the store failed before the claim):
+        # `entry_lost` says so, and the reaper runs them again
+        self._dropped: dict[tuple[str, int, int], None] = {}
 
     def _ensure_threads(self) -> None:
         with self._lock:
@@ -87,6 +91,10 @@ class EmbeddedQueue(JobQueue):
                 runner.execute_part(self.store, self.settings, job_id, index, attempt, worker=runner.process_id())
             except Exception:  # noqa: BLE001 - the thread must survive any job
                 log.exception("embedded part crashed", extra={"job_id": job_id, "part": index})
+                with self._lock:
+                    self._dropped[(job_id, index, attempt)] = None
+                    while len(self._dropped) > MAX_DROPPED:
+                        del self._dropped[next(iter(self._dropped))]
             finally:
                 self._queue.task_done()
 
@@ -125,6 +133,13 @@ class EmbeddedQueue(JobQueue):
         if start and start[0] and runner.process_start(int(pid)) not in (start[0], ""):
             return False
         return True
+
+    def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
+        """True for a part attempt of this process that a thread took and dropped (an error before it
+        was claimed, as a job database locked for longer than its timeout): it is still `queued`
+        with a live owner, and without this nobody would run it again."""
+        with self._lock:
+            return (job_id, index, attempt) in self._dropped
 
     def join(self) -> None:
         """Wait until every queued part has run (tests)."""

@@ -46,7 +46,9 @@ class JobStore(ABC):
         `result_ttl`."""
 
     @abstractmethod
-    def active_ids(self) -> list[str]: ...
+    def active_ids(self) -> list[str]:
+        """The jobs not yet finished, failed or cancelled whose records still exist: a record that
+        expired unfinished (no worker for `job_ttl`) or was evicted is no longer active."""
 
     @abstractmethod
     def incr_stat(self, name: str, n: int = 1) -> None: ...
@@ -149,8 +151,19 @@ class RedisStore(JobStore):
         return self._call(go)
 
     def active_ids(self) -> list[str]:
-        members = self._call(lambda: self.connection.smembers(self.active_key))
-        return sorted(m.decode() if isinstance(m, bytes) else str(m) for m in members)
+        def go() -> list[str]:
+            ids = sorted(m.decode() if isinstance(m, bytes) else str(m)
+                         for m in self.connection.smembers(self.active_key))
+            with self.connection.pipeline(transaction=False) as pipe:
+                for job_id in ids:
+                    pipe.exists(self.job_key(job_id))
+                present = pipe.execute()
+            gone = [job_id for job_id, n in zip(ids, present, strict=True) if not n]
+            if gone:  # the set has no TTL: prune ids whose record expired or was evicted
+                self.connection.srem(self.active_key, *gone)
+            return [job_id for job_id, n in zip(ids, present, strict=True) if n]
+
+        return self._call(go)
 
     def incr_stat(self, name: str, n: int = 1) -> None:
         self._call(lambda: self.connection.hincrby(self.stats_key, name, n))
