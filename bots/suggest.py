@@ -31,8 +31,9 @@ def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: 
     their information), so a full document and that player's view give the same answer for the
     same seed. `level` picks a preset (default: DEFAULT_LEVEL); `iterations` / `time_ms` override
     its budget; `workers` > 1 runs a root-parallel search over that many processes.
-    Raises engine_ext.StateError (with a JSON pointer) for a bad document, KeyError for an
-    unknown level, ValueError for a bad budget or a finished game.
+    Raises engine_ext.StateError (with a JSON pointer) for a bad document, a finished game or a
+    view whose player to move chooses among cards it does not show (`/pending/drawn`), KeyError
+    for an unknown level, ValueError for a bad budget.
     """
     import engine_ext
 
@@ -62,6 +63,10 @@ def analyse_game(game: Any, *, level: str | None = None, iterations: int | None 
     check_budget(iterations, time_ms, workers)
     if game.is_terminal:
         raise _engine_error("/game_over", "the game is over: there is no decision to suggest")
+    if game.hidden_from(game.observer):  # the view holds made-up cards where that seat chooses
+        raise _engine_error("/pending/drawn", f"seat {game.turn_player} is choosing among cards it drew that "
+                            f"this view (seat {game.observer}) has not seen; search the full state, or the "
+                            "view of that seat")
     name = level or DEFAULT_LEVEL
     lv = get_level(name)
     if workers > 1:

@@ -5,6 +5,7 @@ without a seed cannot be guessed."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -90,6 +91,26 @@ def test_a_view_holding_made_up_cards_is_refused_with_the_field(app: Flask, path
     body["state"] = game.to_json(observer=drawer)
     code, ok = post(app, path, body)
     assert code == 200, ok
+
+
+def test_the_bots_api_and_kashgar_suggest_refuse_a_view_holding_made_up_cards(
+        app: Flask, tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """The service's check lives in the bots API too: `kashgar suggest` answered "keep <a card the
+    drawer does not hold>" on such a view, with exit 0."""
+    from bots import suggest
+    from kashgar_cli.main import main
+
+    full, decision, drawer, other = private_draw()
+    game = engine_ext.from_json(post(app, "/apply", {"state": full, "decision": decision})[1]["state"])
+    view = game.to_json(observer=other)
+    with pytest.raises(engine_ext.StateError) as err:
+        suggest.analyse_state(view, iterations=20)
+    assert err.value.pointer == "/pending/drawn"
+    assert suggest.analyse_state(game.to_json(observer=drawer), iterations=20)["decision_text"]
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(view))
+    assert main(["suggest", str(path), "--iterations", "20"]) == 2
+    assert "/pending/drawn" in capsys.readouterr().err
 
 
 def test_a_game_without_a_seed_is_dealt_at_random_and_a_seed_repeats_it(app: Flask) -> None:
