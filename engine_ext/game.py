@@ -129,8 +129,10 @@ class Game:
 
     def apply(self, d: DecisionLike, observer: int | None = None) -> list[dict[str, Any]]:
         """Apply a legal decision; returns what happened (events), as seen by `observer` when
-        given: a Special card it did not see drawn or put back is not named. IllegalDecision if
-        not legal."""
+        given: a Special card it did not see drawn or put back is not named. On a game loaded from
+        a view, a card drawn from a deck whose place that view's seat did not know is marked
+        `"sampled": true`: the view's deck order is made up, so it is one possible draw, not the
+        real one. IllegalDecision if not legal."""
         code = self.code(d)
         if self.is_terminal:
             raise IllegalDecision("the game is over")
@@ -139,7 +141,7 @@ class Game:
             raise IllegalDecision(f"{shown} is not legal here; legal: {', '.join(map(str, self.legal()))}")
         before = self.state.export()
         self.state.apply_unchecked(code)
-        return events(before, self.state.export(), self.engine.data, observer)
+        return events(before, self.state.export(), self.engine.data, observer, sampled_for=self.observer)
 
     def clone(self) -> Game:
         return Game(self.engine, self.state.clone(), self.observer)
@@ -164,6 +166,7 @@ class Game:
                 f"vp {self.scores()}>")
 
 
+DECKS = (L.L_STD, L.L_SPC)  # the places with a hidden order
 PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is seen by the drawer alone
 
 
@@ -181,9 +184,12 @@ def seen_by(events: list[dict[str, Any]], observer: int | None, drawer: int) -> 
             + [dict(e, card=None) for e, h in zip(events, hidden, strict=True) if h])
 
 
-def events(before: list[int], after: list[int], data: CardData, observer: int | None = None) -> list[dict[str, Any]]:
+def events(before: list[int], after: list[int], data: CardData, observer: int | None = None,
+           sampled_for: int | None = None) -> list[dict[str, Any]]:
     """What a decision changed, as a list of events (resources, cards, contracts), as `observer`
-    sees them when given (`seen_by`)."""
+    sees them when given (`seen_by`). `sampled_for`: the seat of the view the state was loaded
+    from, whose decks' order was made up: a card it draws from a deck without knowing its place
+    is marked `"sampled": true`."""
     out: list[dict[str, Any]] = []
     n = after[L.S_PLAYERS]
     for p in range(n):
@@ -207,6 +213,9 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
             ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))
             if before[L.O_FLIP + card] != after[L.O_FLIP + card]:
                 ev["turned"] = "matriarch" if after[L.O_FLIP + card] else "patriarch"
+            if (sampled_for is not None and a in DECKS and a != b
+                    and not (before[L.O_KNOWN + card] >> sampled_for) & 1):
+                ev["sampled"] = True
             if a == L.L_LIMBO and b == L.L_LIMBO:
                 continue
             out.append(ev)

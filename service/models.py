@@ -258,7 +258,13 @@ class ApplyResponse(WithLegal):
     decision: DecisionItem
     events: list[dict[str, Any]] = Field(
         description="What the decision changed, as the returned state's observer sees it: a Special card "
-        "another seat drew or put back unseen has `card: null`."
+        "another seat drew or put back unseen has `card: null`; a card drawn from a deck whose order the "
+        "given view does not know has `sampled: true`."
+    )
+    sampled: bool = Field(
+        description="True when the state given was a view and the decision drew a card from a deck "
+        "whose order that view does not know: the view's order is made up, so the draw is one "
+        "possible draw, not the real one (apply on the full state to play a real game)."
     )
     request_id: str
 

@@ -88,3 +88,29 @@ def test_a_view_for_no_seat_is_a_clear_error(engine: Engine) -> None:
         with pytest.raises(ValueError, match="observer must be a seat from 0 to 1"):
             g.to_json(observer=bad)
     assert g.to_json(observer=1)["observer"] == 1
+
+
+def test_a_draw_from_a_view_s_made_up_deck_order_is_marked_sampled(engine: Engine) -> None:
+    """Applying a decision to a game loaded from a view draws from a deck order the view made up:
+    every such card is marked `sampled`, a card whose place the seat knew is drawn as it knew it
+    (unmarked, and the real card), and nothing is marked on the full state."""
+    import random
+
+    decks = ("standard deck", "special deck")
+    marked = known = 0
+    for seed in (3, 8, 11):  # 8 and 11: a seat draws Special cards it put under itself
+        g = engine.new_game(players=2, seed=seed)
+        rnd = random.Random(seed)
+        while not g.is_terminal:
+            view = engine.from_json(g.to_json(observer=g.current_player))
+            d = rnd.choice(g.legal())
+            real = g.apply(d)
+            assert not any(e.get("sampled") for e in real)
+            drawn = [e for e in view.apply(str(d)) if e["event"] == "card" and e["from"] in decks]
+            real_cards = sorted(e["card"] for e in real if e["event"] == "card" and e["from"] in decks)
+            marked += sum(1 for e in drawn if e.get("sampled"))
+            for e in drawn:
+                if not e.get("sampled"):
+                    known += 1
+                    assert e["card"] in real_cards, (seed, str(d), e)
+    assert marked > 100 and known > 0

@@ -11,6 +11,7 @@ import pytest
 from flask import Flask
 from werkzeug.test import TestResponse
 
+import engine_ext
 from service import create_app
 
 TEST_CONFIG: dict[str, Any] = {
@@ -246,6 +247,27 @@ def test_apply_text_and_json(client: FlaskClient, game: dict[str, Any]) -> None:
     assert r2.status_code == 200 and r2.json["state"] == r1.json["state"]
     assert r1.json["decision"]["text"] == d["text"] and isinstance(r1.json["events"], list)
     assert r1.json["state"] != game["state"]
+
+
+def test_apply_on_a_view_marks_a_draw_from_its_made_up_deck_order(client: FlaskClient) -> None:
+    """A view does not know the decks' order: a card it draws is one possible draw (`sampled`),
+    which a client must not take for the real one; on the full state the draw is real."""
+    full = client.post("/games", json={"players": 2, "seed": 3}).json["state"]
+    for _ in range(60):
+        legal = client.post("/legal", json={"state": full}).json["legal"]
+        draws = [d for d in legal if d["text"].startswith("c") and d["text"].endswith(":a")]
+        real = client.post("/apply", json={"state": full, "decision": (draws or legal)[0]["text"]}).json
+        if any(e["event"] == "card" and e["from"] == "standard deck" for e in real["events"]):
+            break
+        full = real["state"]
+    else:
+        raise AssertionError("no draw from the standard deck in 60 decisions")
+    assert real["sampled"] is False and not any(e.get("sampled") for e in real["events"])
+    seat = engine_ext.from_json(full).current_player
+    view = engine_ext.from_json(full).to_json(observer=seat)
+    out = client.post("/apply", json={"state": view, "decision": real["decision"]["text"]}).json
+    drawn = [e for e in out["events"] if e["event"] == "card" and e["from"] == "standard deck"]
+    assert drawn and all(e["sampled"] is True for e in drawn) and out["sampled"] is True
 
 
 def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:

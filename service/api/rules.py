@@ -98,5 +98,6 @@ def apply() -> Response:
     body["state"] = _to_json(game, observer, "/observer")
     body["decision"] = engine.decision_json(decision)
     body["events"] = events
+    body["sampled"] = any(e.get("sampled") for e in events)
     body.update(engine.legal_seen_by(game, observer))
     return jsonify(with_request_id(body))
