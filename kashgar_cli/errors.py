@@ -10,7 +10,11 @@ from __future__ import annotations
 import argparse
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from service.config import Settings
 
 # An output file's directory must exist: a typo then fails at once instead of after every game,
 # and never makes a stray directory.
@@ -50,6 +54,36 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 positive_int = at_least(1)
 nonneg_int = at_least(0)
+
+
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535."""
+    try:
+        value: int | None = int(text)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"want a port 1..65535, not {text!r}")
+    return value
+
+
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def check_redis_url(url: str, name: str) -> None:
+    """A Redis URL as redis-py reads it (scheme redis://, rediss:// or unix://, a numeric port),
+    else `CliError` naming where it came from (`name`: the option or the environment variable)."""
+    from redis.connection import parse_url
+
+    # The URL itself is not repeated: it may hold a password.
+    if not url.startswith(REDIS_SCHEMES):
+        scheme, sep, _ = url.partition("://")
+        given = f"{scheme}://..." if sep else "one without a scheme"
+        raise CliError(f"{name}: want a {', '.join(REDIS_SCHEMES[:-1])} or {REDIS_SCHEMES[-1]} URL, not {given}")
+    try:
+        parse_url(url)
+    except ValueError as exc:  # a port or a query setting it cannot read
+        raise CliError(f"{name}: {exc}") from None
 
 
 def float_above(bound: float) -> Callable[[str], float]:
@@ -93,6 +127,17 @@ def input_file(path: str) -> str:
     if not os.access(path, os.R_OK):
         raise argparse.ArgumentTypeError(f"cannot read {path!r}")
     return path
+
+
+def service_settings(environ: Mapping[str, str]) -> Settings:
+    """The service's settings from `environ` (`Settings.from_env`), or `CliError` naming the
+    `KASHGAR_*` variable it cannot read, before a server or worker starts on them."""
+    from service.config import Settings
+
+    try:
+        return Settings.from_env(environ)
+    except ValueError as exc:  # its message names the variable: KASHGAR_NAME='raw': why
+        raise CliError(str(exc)) from None
 
 
 def check_seeds(seed: int, games: int, last: int) -> None:

@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+from kashgar_cli.errors import CliError, check_redis_url, port_number, positive_int, service_settings
+
 
 def register(subparsers: Any) -> None:
     p: argparse.ArgumentParser = subparsers.add_parser(
@@ -17,11 +19,12 @@ def register(subparsers: Any) -> None:
         "go to Redis and `kashgar worker` processes.",
     )
     p.add_argument("--host", default=None, help="interface to bind (default 127.0.0.1, or KASHGAR_BIND)")
-    p.add_argument("--port", type=int, default=None, help="port (default 8000)")
+    p.add_argument("--port", type=port_number, default=None, help="port (default 8000)")
     p.add_argument(
-        "--workers", type=int, default=None, help="web worker processes (default: one per core, or KASHGAR_WEB_WORKERS)"
+        "--workers", type=positive_int, default=None,
+        help="web worker processes (default: one per core, or KASHGAR_WEB_WORKERS)"
     )
-    p.add_argument("--timeout", type=int, default=None, help="gunicorn worker timeout in seconds")
+    p.add_argument("--timeout", type=positive_int, default=None, help="gunicorn worker timeout in seconds")
     p.add_argument("--redis-url", default=None, help="Redis URL for async searches (sets KASHGAR_REDIS_URL)")
     p.add_argument("--dry-run", action="store_true", help="print the gunicorn command and exit")
     p.set_defaults(func=run)
@@ -30,7 +33,10 @@ def register(subparsers: Any) -> None:
 def gunicorn_argv(args: argparse.Namespace) -> list[str]:
     argv = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf"]
     if args.host is not None or args.port is not None:
-        default_host, _, default_port = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000").rpartition(":")
+        bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
+        default_host, _, default_port = bind.rpartition(":")
+        if args.port is None and not default_port.isdigit():
+            raise CliError(f"KASHGAR_BIND={bind!r} has no port to keep with --host: give --port")
         argv += ["--bind", f"{args.host or default_host}:{args.port or int(default_port)}"]
     if args.workers is not None:
         argv += ["--workers", str(args.workers)]
@@ -39,10 +45,29 @@ def gunicorn_argv(args: argparse.Namespace) -> list[str]:
     return argv
 
 
+def check_environment(args: argparse.Namespace) -> None:
+    """What the server would otherwise fail on in every process it starts, with a traceback (or, for
+    0 web workers, by listening and never answering): the settings, the Redis URL, the workers."""
+    environ = dict(os.environ)
+    if args.redis_url:
+        environ["KASHGAR_REDIS_URL"] = args.redis_url
+    settings = service_settings(environ)
+    if settings.redis_url:
+        check_redis_url(settings.redis_url, "argument --redis-url" if args.redis_url else "KASHGAR_REDIS_URL")
+    # service/gunicorn_conf.py reads it even when --workers overrides it, and refuses it the same way
+    raw = environ.get("KASHGAR_WEB_WORKERS", "")
+    if raw.strip():
+        try:
+            positive_int(raw)
+        except argparse.ArgumentTypeError as exc:
+            raise CliError(f"KASHGAR_WEB_WORKERS: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
+    check_environment(args)
+    argv = gunicorn_argv(args)
     if args.redis_url:
         os.environ["KASHGAR_REDIS_URL"] = args.redis_url
-    argv = gunicorn_argv(args)
     if args.dry_run:
         print(" ".join(argv))
         return 0

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import Any
+
+from kashgar_cli.errors import CliError, check_redis_url, float_above, service_settings
 
 
 def register(subparsers: Any) -> None:
@@ -25,24 +26,29 @@ def register(subparsers: Any) -> None:
         "--simple", action="store_true", help="run jobs in the worker process itself (rq SimpleWorker; no fork per job)"
     )
     p.add_argument("--no-reaper", action="store_true", help="do not look for parts of dead workers")
-    p.add_argument("--reconnect-timeout", type=float, default=300.0,
+    p.add_argument("--reconnect-timeout", type=float_above(0), default=300.0,
                    help="seconds to wait for Redis, at start or after losing it, before exiting (default 300)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from service import logs
-    from service.config import Settings
     from service.jobs.worker import run_worker
 
+    # The settings and the URL are checked before the environment is changed or Redis dialled.
+    environ = dict(os.environ)
+    if args.url:
+        environ["KASHGAR_REDIS_URL"] = args.url
+    if args.queue:
+        environ["KASHGAR_QUEUE_NAME"] = args.queue
+    settings = service_settings(environ)
+    if not settings.redis_url:
+        raise CliError("set --url or KASHGAR_REDIS_URL")
+    check_redis_url(settings.redis_url, "argument --url" if args.url else "KASHGAR_REDIS_URL")
     if args.url:
         os.environ["KASHGAR_REDIS_URL"] = args.url
     if args.queue:
         os.environ["KASHGAR_QUEUE_NAME"] = args.queue
-    settings = Settings.from_env()
-    if not settings.redis_url:
-        print("kashgar worker: set --url or KASHGAR_REDIS_URL", file=sys.stderr)
-        return 2
     logs.configure(settings.log_level, settings.log_json)
     return run_worker(settings, name=args.name, burst=args.burst, simple=args.simple, reaper=not args.no_reaper,
                       reconnect_timeout=args.reconnect_timeout)

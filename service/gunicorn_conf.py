@@ -26,6 +26,22 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def web_workers() -> int:
+    """KASHGAR_WEB_WORKERS (unset or blank: one per core). A value that is not a whole number >= 1
+    stops the server with one line: 0 would start a gunicorn that listens and never answers."""
+    raw = os.environ.get("KASHGAR_WEB_WORKERS", "")
+    if not raw.strip():
+        return cpu_count()
+    try:
+        count = int(raw)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise SystemExit(f"service/gunicorn_conf.py: KASHGAR_WEB_WORKERS={raw!r}: want a whole number of web "
+                         "worker processes >= 1 (unset: one per core)")
+    return count
+
+
 def prepare_environment() -> None:
     """Shared state of the worker processes, set before the app and prometheus_client load:
     the embedded job database (one per server unless KASHGAR_JOBS_DB is set) and the directory
@@ -48,11 +64,12 @@ def prepare_environment() -> None:
                     os.remove(os.path.join(metrics, name))
 
 
+# Checked before prepare_environment makes its directories, which a server that does not start would leave.
+workers = web_workers()
 prepare_environment()
 
 wsgi_app = "service:create_app()"
 bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("KASHGAR_WEB_WORKERS") or cpu_count())
 worker_class = "service.gunicorn_worker.ClientTimeoutSyncWorker"
 threads = 1
 # A sync search is capped by KASHGAR_SYNC_TIMEOUT_MS; the worker timeout leaves room above it.

@@ -1,0 +1,105 @@
+"""`kashgar serve` and `kashgar worker` refuse bad options and environment up front, one line and
+exit status 2, instead of a traceback from every process they start (or, for 0 web workers, a
+server that listens and never answers); gunicorn's own config refuses 0 workers the same way."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli_errors import refused
+
+
+@pytest.fixture(autouse=True)
+def service_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No KASHGAR_* setting of the machine running the tests; whatever a command sets in
+    os.environ is undone after the test."""
+    for name in [n for n in os.environ if n.startswith("KASHGAR_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("KASHGAR_REDIS_URL", "")  # unset for Settings; restored (removed) afterwards
+    monkeypatch.setenv("KASHGAR_QUEUE_NAME", "")
+
+
+@pytest.mark.parametrize(("argv", "names"), [
+    (["serve", "--workers", "0"], "argument --workers: want a whole number >= 1"),  # a server that never answers
+    (["serve", "--timeout", "0"], "argument --timeout"),
+    (["serve", "--port", "70000"], "argument --port: want a port 1..65535"),  # OverflowError before
+    (["serve", "--port", "0"], "argument --port"),
+    (["serve", "--redis-url", "foo://x"], "argument --redis-url: want a redis://, rediss:// or unix:// URL"),
+    (["serve", "--redis-url", "redis://host:abc/0"], "argument --redis-url: Port could not be cast"),
+])
+def test_serve_refuses_bad_options(argv: list[str], names: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert names in refused([*argv, "--dry-run"], capsys)
+    assert os.environ["KASHGAR_REDIS_URL"] == ""  # nothing set for a server that does not start
+
+
+@pytest.mark.parametrize(("variable", "value", "names"), [
+    ("KASHGAR_WEB_WORKERS", "0", "KASHGAR_WEB_WORKERS: want a whole number >= 1, not '0'"),
+    ("KASHGAR_WEB_WORKERS", "many", "KASHGAR_WEB_WORKERS"),
+    ("KASHGAR_HEARTBEAT_TIMEOUT", "abc", "KASHGAR_HEARTBEAT_TIMEOUT='abc': could not convert"),
+    ("KASHGAR_SYNC_TIMEOUT_MS", "2s", "KASHGAR_SYNC_TIMEOUT_MS='2s'"),
+    ("KASHGAR_REDIS_URL", "http://user:secret@host", "KASHGAR_REDIS_URL: want a redis://"),
+])
+def test_serve_refuses_a_bad_environment(variable: str, value: str, names: str, monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(variable, value)
+    line = refused(["serve", "--dry-run"], capsys)
+    assert names in line and "secret" not in line  # a URL's password is not repeated
+
+
+def test_serve_still_runs_with_good_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    from kashgar_cli.main import main
+
+    assert main(["serve", "--dry-run", "--port", "65535", "--workers", "2", "--timeout", "60",
+                 "--redis-url", "rediss://:pw@host:6380/1"]) == 0
+    assert "--bind 127.0.0.1:65535 --workers 2 --timeout 60" in capsys.readouterr().out
+    assert os.environ["KASHGAR_REDIS_URL"] == "rediss://:pw@host:6380/1"
+
+
+@pytest.mark.parametrize(("argv", "names"), [
+    (["worker", "--url", "foo://x"], "argument --url: want a redis://, rediss:// or unix:// URL, not foo://..."),
+    (["worker", "--url", "localhost:6379"], "argument --url: want a redis://"),
+    (["worker", "--url", "redis://127.0.0.1:1/0?socket_timeout=x"], "argument --url: Invalid value"),
+    (["worker", "--url", "redis://127.0.0.1:1", "--reconnect-timeout", "-5"], "argument --reconnect-timeout"),
+    (["worker", "--url", "redis://127.0.0.1:1", "--reconnect-timeout", "nan"], "argument --reconnect-timeout"),
+])
+def test_worker_refuses_bad_options(argv: list[str], names: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert names in refused([*argv, "--burst"], capsys)
+    assert os.environ["KASHGAR_REDIS_URL"] == ""
+
+
+@pytest.mark.parametrize(("variable", "value", "names"), [
+    ("KASHGAR_HEARTBEAT_TIMEOUT", "abc", "KASHGAR_HEARTBEAT_TIMEOUT='abc'"),
+    ("KASHGAR_REDIS_URL", "foo://x", "KASHGAR_REDIS_URL: want a redis://"),
+])
+def test_worker_refuses_a_bad_environment(variable: str, value: str, names: str, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(variable, value)
+    argv = ["worker", "--burst"] if variable == "KASHGAR_REDIS_URL" else ["worker", "--url", "redis://x", "--burst"]
+    assert names in refused(argv, capsys)
+
+
+def test_worker_without_redis_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert "set --url or KASHGAR_REDIS_URL" in refused(["worker", "--burst"], capsys)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "four"])
+def test_gunicorn_config_refuses_fewer_than_one_worker(value: str, tmp_path: Path) -> None:
+    """`gunicorn -c python:service.gunicorn_conf` (what `kashgar serve` and deploy/ run) with
+    KASHGAR_WEB_WORKERS=0 listened and never answered; now it stops at once with one line, and
+    leaves no job database or metrics directory behind."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KASHGAR_", "PROMETHEUS_"))}
+    env.update(KASHGAR_WEB_WORKERS=value, TMPDIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+                           "--bind", "127.0.0.1:0"], capture_output=True, text=True, timeout=30, env=env,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        f"service/gunicorn_conf.py: KASHGAR_WEB_WORKERS={value!r}: want a whole number of web worker "
+        "processes >= 1 (unset: one per core)"]
+    assert list(tmp_path.iterdir()) == []
