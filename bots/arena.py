@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import multiprocessing as mp
 import random
+import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
@@ -292,19 +293,53 @@ def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterat
             yield fn(t)
         return
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context("spawn")
-    with ctx.Pool(workers) as pool:
+    # SIGINT (Ctrl-C) is held back while the workers are forked: a KeyboardInterrupt raised in
+    # os.fork's hooks is lost ("Exception ignored"), and one raised elsewhere in Pool() leaves its
+    # workers running. It comes (in this process and in each worker) once the pool is entered.
+    held = _hold_sigint()
+    try:
+        pool = ctx.Pool(workers, initializer=_release_sigint, initargs=(held,))
+    except BaseException:
+        _release_sigint(held)
+        raise
+    with pool:
+        _release_sigint(held)  # a Ctrl-C held back is a KeyboardInterrupt here: the pool is terminated
         yield from pool.imap_unordered(fn, tasks)
         pool.terminate()
+
+
+def _hold_sigint() -> set[int | signal.Signals] | None:
+    """Block SIGINT in this thread; returns the signal mask to restore (None: no signal masks here)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_sigint(mask: set[int | signal.Signals] | None) -> None:
+    """Restore the signal mask `_hold_sigint` returned; a SIGINT that came meanwhile is handled now."""
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _results(tasks: list[Any], workers: int) -> Iterator[GameResult]:
     return imap_processes(play_game, tasks, workers)
 
 
+# The toy game has no Kashgar features to evaluate: its searches take points ("default" is VP there).
+TOY_EVALUATORS = ("default", "vp")
+
+
+def unplayable(evaluators: Iterable[tuple[str, str]], game: str) -> list[str]:
+    """The names of (name, evaluator of its search) pairs whose search `game` cannot play: the toy
+    game only those with an evaluator of TOY_EVALUATORS (any other reads Kashgar's state: an
+    AttributeError once a game is under way). Used by `check_arena` and `bots.tune.check_game`."""
+    return [name for name, evaluator in evaluators if game == "toy" and evaluator not in TOY_EVALUATORS]
+
+
 def check_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0,
-                sprt: tuple[float, float, float, float] | None = None) -> list[str]:
+                sprt: tuple[float, float, float, float] | None = None, game: str = "kashgar") -> list[str]:
     """The seats' bots of a tournament, or ValueError for settings it cannot play (a bad count,
-    seed, bot spec or SPRT); nothing is played."""
+    seed, bot spec, a bot `game` cannot play, or SPRT); nothing is played."""
     import engine_ext
 
     if not 2 <= players <= 4:
@@ -325,8 +360,12 @@ def check_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0
         raise ValueError(f"SPRT needs elo0 < elo1 (H0: elo0, H1: elo1), not {sprt[0]:g} and {sprt[1]:g}")
     if sprt is not None and not (0 < sprt[2] < 1 and 0 < sprt[3] < 1):
         raise ValueError(f"SPRT's alpha and beta are error rates between 0 and 1, not {sprt[2]:g} and {sprt[3]:g}")
-    for s in set(specs):  # fail early on a bad spec, in this process
-        cached_bot(s)
+    bots = {s: cached_bot(s) for s in dict.fromkeys(specs)}  # fail early on a bad spec, in this process
+    searches = [(s, getattr(b.config, "evaluator", None)) for s, b in bots.items() if hasattr(b, "config")]
+    bad = unplayable([(s, ev) for s, ev in searches if isinstance(ev, str)], game)
+    if bad:
+        raise ValueError(f"the {game} game plays only bots whose search has evaluator "
+                         f"{' or '.join(TOY_EVALUATORS)}, not {', '.join(map(repr, bad))}")
     return lineup
 
 
@@ -337,7 +376,7 @@ def run_arena(specs: list[str], *, games: int, players: int = 2, seed: int = 0, 
     """Play up to `games` games; with `sprt` = (elo0, elo1, alpha, beta) (two bots: the second
     measured against the first) stop as soon as the test decides. ValueError from `check_arena`
     before any game."""
-    lineup = check_arena(specs, games=games, players=players, seed=seed, sprt=sprt)
+    lineup = check_arena(specs, games=games, players=players, seed=seed, sprt=sprt, game=game)
     tasks = [(g, lineup, players, seed, game, engine_compiled) for g in range(games)]
     bar = Progress(games, progress)
     results: list[GameResult] = []

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bots.arena import run_arena
+from bots.arena import TOY_EVALUATORS, run_arena, unplayable
 from bots.levels import Level, dump_levels, levels_path, load_levels
 
 FIELDS_DOC = (
@@ -45,13 +45,9 @@ FIELDS_DOC = (
 )
 
 
-# The toy game has no Kashgar features to evaluate: its searches take points ("default" is VP there).
-TOY_EVALUATORS = ("default", "vp")
-
-
 def check_game(levels: list[Level], game: str) -> None:
     """Refuse presets that `game` cannot play (a ValueError naming them), before any game."""
-    bad = [lv.name for lv in levels if game == "toy" and lv.config.evaluator not in TOY_EVALUATORS]
+    bad = unplayable([(lv.name, lv.config.evaluator) for lv in levels], game)
     if bad:
         raise ValueError(f"the toy game plays only presets with evaluator {' or '.join(TOY_EVALUATORS)}, "
                          f"not those of {', '.join(bad)}: give --levels a file of such presets")

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     interrupted = False
     try:  # bad settings are one line; an error during the games is a bug, shown with its traceback
-        check_arena(args.bots, games=args.games, players=args.players, seed=args.seed, sprt=sprt)
+        check_arena(args.bots, games=args.games, players=args.players, seed=args.seed, sprt=sprt, game=args.game)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     try:

@@ -240,7 +240,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
 
 
 def run(args: argparse.Namespace) -> int:
-    from service.client import KashgarAPIError
+    from service.client import JobFailed, JobTimeout, KashgarAPIError
 
     table: Table = RemoteTable(args.url) if args.url else LocalTable()
     try:
@@ -250,3 +250,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     except KashgarAPIError as exc:  # the service answered an error, or could not be reached
         raise CliError(str(exc)) from None
+    except JobFailed as exc:  # a bot's search ran as a job on the server, which failed or was cancelled
+        job = exc.job
+        why = f": {job['error']}" if job.get("error") else ""
+        raise CliError(f"the bot's search (job {job.get('job_id')}) {job.get('status')}{why}", status=1) from None
+    except JobTimeout as exc:  # the server's job went on past the wait
+        raise CliError(f"the bot's search: {exc}", status=1) from None

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from kashgar_cli.errors import OUT_HELP, CliError, float_above, input_file, nonneg_int, output_file, positive_int
+from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 
 DEFAULT_OUT = "bots/levels.toml"
 
@@ -78,11 +79,20 @@ def run(args: argparse.Namespace) -> int:
         check_tune(args.levels, args.game, args.report_dir)
     except (OSError, ValueError) as exc:  # the level file, a preset the game cannot play, the report dir
         raise CliError(str(exc)) from None
-    doc = tune(levels_in=args.levels, levels_out=out, out_dir=args.report_dir, games=args.games,
-               min_gap=args.min_gap, max_rounds=args.max_rounds, workers=args.workers, seed=args.seed,
-               game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True), from_top=args.from_top,
-               floor=args.min_iterations, cap=args.max_temperature, grow=args.grow,
-               top_games=args.top_games, verify=args.verify)
+    # Ctrl-C: stop the pool's workers and exit 130, without a traceback. No partial report: the
+    # ladder and the level file are written only once every step is measured (and a half-tuned
+    # level file would be worse than none); the steps measured so far are in the log on stderr.
+    try:
+        with workers_ignore_sigint():
+            doc = tune(levels_in=args.levels, levels_out=out, out_dir=args.report_dir, games=args.games,
+                       min_gap=args.min_gap, max_rounds=args.max_rounds, workers=args.workers, seed=args.seed,
+                       game=args.game, log=lambda m: print(m, file=sys.stderr, flush=True),
+                       from_top=args.from_top, floor=args.min_iterations, cap=args.max_temperature,
+                       grow=args.grow, top_games=args.top_games, verify=args.verify)
+    except KeyboardInterrupt:
+        say_interrupted("tune", ": no level file or report written (the steps measured are logged above)",
+                        after_bar=False)
+        return INTERRUPTED
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
         print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")

@@ -90,6 +90,12 @@ def state_file(tmp_path: Path) -> str:
     (["arena", "random", "-n", "1", "-j", "1", "--sprt"], "SPRT"),  # printed on stdout before
     (["arena", "greedy:samples=0", "random", "-n", "1", "-j", "1"], "samples"),  # ZeroDivisionError before
     (["arena", "openspiel:iterations=1", "random", "-n", "1", "-j", "1"], "at least 2"),  # an assertion before
+    # the toy game cannot play a search with Kashgar's evaluators: an AttributeError once the games ran
+    (["arena", "--game", "toy", "master", "random", "-n", "2", "-j", "1", "--no-progress"],
+     "the toy game plays only bots whose search has evaluator default or vp, not 'master'"),
+    (["arena", "--game", "toy", "random", "ismcts:evaluator=kashgar,iterations=4", "level:novice:evaluator=tuned",
+      "-p", "3", "-n", "2", "-j", "1", "--no-progress"],
+     "not 'ismcts:evaluator=kashgar,iterations=4', 'level:novice:evaluator=tuned'"),
     (["tune", "--from-top", "--max-temperature", "1.5", "--out", "{tmp}/l.toml"], "--max-temperature"),
 ])
 def test_bad_values_are_one_line_errors(argv: list[str], names: str, tmp_path: Path, state_file: str,
@@ -228,6 +234,38 @@ def test_bench_service_counts_only_the_cores_its_workers_use(service_url: str,
                                                   capsys)
 
 
+@pytest.mark.parametrize("how", ["cancelled", "timeout"])
+def test_play_names_a_bot_search_that_failed_on_the_server(how: str, service_url: str,
+                                                           monkeypatch: pytest.MonkeyPatch,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot's search that the server ran as a job (202), then cancelled, failed or kept past the
+    wait, was a JobFailed or JobTimeout traceback: now one line naming the job, exit status 1."""
+    from service.client import JobTimeout, KashgarClient
+
+    real = KashgarClient.request
+
+    def asynchronous(self: KashgarClient, method: str, path: str, body: Any = None,
+                     timeout: float | None = None) -> tuple[int, Any]:
+        if path == "/suggest":
+            return 202, {"job_id": "j123", "status": "queued"}
+        return real(self, method, path, body, timeout)
+
+    def waits_too_long(self: KashgarClient, job_id: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise JobTimeout(job_id, "running", 3600.0)
+
+    monkeypatch.setattr(KashgarClient, "request", asynchronous)
+    monkeypatch.setattr(KashgarClient, "job", lambda self, job_id: {"job_id": job_id, "status": "cancelled",
+                                                                     "error": None})
+    if how == "timeout":
+        monkeypatch.setattr(KashgarClient, "wait", waits_too_long)
+    code = main(["play", "--url", service_url, "--auto", "--seed", "1", "--level", "novice", "--seat", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == {
+        "cancelled": "kashgar play: error: the bot's search (job j123) cancelled",
+        "timeout": "kashgar play: error: the bot's search: job j123 still running after 3600.0 s"}[how]
+
+
 def test_bench_service_names_a_server_it_cannot_reach(capsys: pytest.CaptureFixture[str]) -> None:
     assert "cannot reach http://127.0.0.1:1" in refused(["bench", "service", "--url", "http://127.0.0.1:1"],
                                                         capsys, status=1)
@@ -235,28 +273,27 @@ def test_bench_service_names_a_server_it_cannot_reach(capsys: pytest.CaptureFixt
 
 # ---- Ctrl-C ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv", [["arena", "random", "greedy", "-n", "2000"], ["fuzz", "-n", "2000"]])
-def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> None:
-    proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", *argv, "-j", "2"], stdout=subprocess.PIPE,
+def ctrl_c(argv: list[str], ready: bytes) -> tuple[int, str, str]:
+    """Run `kashgar ARGV` in its own process group, send SIGINT to the group (as Ctrl-C does) once
+    its stderr matches `ready`, and check that no process of it outlives it. Returns (exit status,
+    stdout, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     assert proc.stderr is not None and proc.stdout is not None
     err = b""
     deadline = time.monotonic() + 60
-    while not re.search(rb"\] [1-9]\d*/2000", err) and time.monotonic() < deadline:  # the progress bar
+    while not re.search(ready, err) and time.monotonic() < deadline:
         chunk = os.read(proc.stderr.fileno(), 4096)
         if not chunk:
             break
         err += chunk
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
-    out, rest = proc.communicate(timeout=60)
-    text, err_text = out.decode(), (err + rest).decode()
-    assert proc.returncode == 130, err_text
-    assert "Traceback" not in err_text and "KeyboardInterrupt" not in err_text
-    assert f"kashgar {argv[0]}: interrupted after" in err_text
-    played = re.search(r"(\d+) (?:of 2000 )?games", text)
-    assert played and 0 < int(played.group(1)) < 2000, text
-    if argv[0] == "arena":
-        assert text.startswith("INTERRUPTED: partial report") and "win rate" in text
+    try:
+        out, rest = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # leave no process behind a failed test
+        out, rest = proc.communicate()
+        pytest.fail(f"still running 60 s after Ctrl-C: {(err + rest).decode()[-2000:]}")
     for _ in range(50):  # no worker outlives it
         try:
             os.killpg(proc.pid, 0)
@@ -265,6 +302,33 @@ def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> N
         time.sleep(0.1)
     else:
         pytest.fail("worker processes left behind")
+    return proc.returncode, out.decode(), (err + rest).decode()
+
+
+@pytest.mark.parametrize("argv", [["arena", "random", "greedy", "-n", "2000"], ["fuzz", "-n", "2000"]])
+def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> None:
+    code, text, err_text = ctrl_c([*argv, "-j", "2"], rb"\] [1-9]\d*/2000")  # the progress bar
+    assert code == 130, err_text
+    assert "Traceback" not in err_text and "KeyboardInterrupt" not in err_text
+    assert f"kashgar {argv[0]}: interrupted after" in err_text
+    played = re.search(r"(\d+) (?:of 2000 )?games", text)
+    assert played and 0 < int(played.group(1)) < 2000, text
+    if argv[0] == "arena":
+        assert text.startswith("INTERRUPTED: partial report") and "win rate" in text
+
+
+def test_ctrl_c_stops_tune_and_its_pool(tmp_path: Path) -> None:
+    """Ctrl-C during `kashgar tune` printed a traceback from the command and one from each pool
+    worker, and ended by the signal: now it stops as the arena does, exit 130, one line."""
+    levels = toy_levels(tmp_path / "toy.toml", ("a", 2, 0.0), ("b", 4, 0.0), ("c", 8, 0.0))
+    # quick lower steps, then a top step long enough to be under way when Ctrl-C comes
+    argv = ["tune", "--game", "toy", "-n", "20", "--top-games", "100000", "-j", "2", "--levels", levels,
+            "--out", str(tmp_path / "l.toml"), "--report-dir", str(tmp_path / "rep")]
+    code, out, err = ctrl_c(argv, rb"b vs a \(round \d+.*\n")  # the log line of the first step
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip().splitlines()[-1].startswith("kashgar tune: interrupted: no level file or report written")
+    assert out == "" and not (tmp_path / "l.toml").exists()
 
 
 def test_an_error_during_the_games_is_not_taken_for_a_bad_argument(monkeypatch: pytest.MonkeyPatch) -> None:
