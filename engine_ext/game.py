@@ -55,6 +55,12 @@ class Engine:
             problem = code_problem(code, self.data, lambda: routes)
             if problem:
                 raise StateError(where, f"the state offers a decision that is none: {problem}")
+        # play carries out a mid-turn step with one possible outcome, never asks it; a view whose
+        # drawn cards are made up may hold such a step (its cards are not the real ones)
+        made_up = isinstance((doc.get("pending") or {}).get("drawn"), dict)
+        if doc.get("pending") and len(codes) == 1 and not made_up:
+            only = Decision.from_code(codes[0], st, self.data)
+            raise StateError(where, f"a step with one possible outcome ({only}) is carried out, never asked")
         return Game(self, st, observer)
 
     def cards(self) -> dict[str, Any]:
@@ -147,6 +153,10 @@ class Game:
         return Game(self.engine, self.state.clone(), self.observer)
 
     def determinize(self, observer: int, seed: int) -> Game:
+        """A copy whose hidden order is re-sampled from what seat `observer` knows (ValueError for
+        a seat not in the game: the builds read an out-of-range seat differently)."""
+        if not is_strict_int(observer) or not 0 <= observer < self.players:
+            raise ValueError(f"observer must be a seat from 0 to {self.players - 1}, got {observer!r}")
         return Game(self.engine, self.state.determinize(observer, seed & (2**64 - 1)), None)
 
     # ---- JSON ----------------------------------------------------------------------

@@ -269,6 +269,8 @@ class _Builder:
         self.data = data
         self.shuffler = random.Random(seed)
         self.d = [0] * L.D_SIZE
+        for card in range(L.NCARDS):  # no card follows one outside a caravan, as play leaves it
+            self.d[L.O_NXT + card] = -1
         self.pool: dict[int, list[int]] = {}
         for kind, ids in data.ids_by_kind.items():
             k = data.kinds[kind]
@@ -365,6 +367,7 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
         d[L.O_NCAR + p] = len(caravans)
         for c, caravan in enumerate(caravans):
             car = p * 4 + c
+            d[L.O_CAR + car * 3] = -1  # an empty caravan has no first card, as play leaves it
             prev = -1
             for pos, slug in enumerate(caravan):
                 card, flip = b.card(slug, f"{base}/caravans/{c}/{pos}", PERSON_DECKS)
@@ -686,7 +689,7 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
         d[L.S_ZCON] = zc - 1
     elif zc is not None:
         raise StateError("/pending/contract", f"only the Zimtfürst's cinnamon names a contract, not {pend['wait']}")
-    return _load_drawn(pend, b, here, wait, what)
+    return _load_drawn(pend, b, here, wait, what, doc.get("observer"))
 
 
 def _acting_card(pend: dict[str, Any], b: _Builder, slug: str, car: int, here: program.Stop) -> int:
@@ -776,8 +779,10 @@ def _load_registers(pend: dict[str, Any], b: _Builder, here: program.Stop, wait:
     d[L.S_DECIDER] = decider
 
 
-def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int, what: str) -> int:
-    """The drawn cards `wait` chooses among (none for the others); returns how many are unnamed."""
+def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int, what: str,
+                observer: int | None) -> int:
+    """The drawn cards `wait` chooses among (none for the others); returns how many are unnamed.
+    They may be left unnamed (`{"count": n}`) only where `observer`'s view does not show them."""
     d = b.d
     tp = d[L.S_TURNPL]
     drawn = pend.get("drawn")
@@ -802,6 +807,9 @@ def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int
     d[L.S_LIMBO_FRONT] = 1 if op == L.OP_DRAW and front else 0
     if isinstance(drawn, dict):
         d[L.S_LIMBO_N] = n_drawn
+        if not drawn_hidden_from(d, observer):  # else the engine would make up cards a seat sees
+            who = "a full state" if observer is None else f"seat {observer}'s view"
+            raise StateError("/pending/drawn", f"{who} shows the cards drawn for {what}: list them")
         return n_drawn
     assert isinstance(drawn, list)
     for i, x in enumerate(drawn):

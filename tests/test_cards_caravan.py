@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from builders import assert_turn_over, caravans, current_player, make_state, options, play, res, resources_dict, solo
 
-from engine_ext import Decision, DecisionError
+from engine_ext import Decision, DecisionError, StateError
 from engine_ext.checks import problems
 
 
@@ -183,10 +183,9 @@ def _routing_with(engine: Any, nonempty: list[int]) -> Any:
     return engine.from_json(doc)
 
 
-@pytest.mark.parametrize("nonempty,routes", [([0, 1], 1), ([0, 3], 1), ([0, 1, 2], 14), ([0, 2, 3], 14),
-                                             ([0, 1, 2, 3], 225)])
+@pytest.mark.parametrize("nonempty,routes", [([0, 1, 2], 14), ([0, 2, 3], 14), ([0, 1, 2, 3], 225)])
 def test_hirte_route_counts(engine: Any, nonempty: list[int], routes: int) -> None:
-    """2, 3, 4 non-empty caravans: 1, 14 and 225 routes; only non-empty caravans give or receive,
+    """3 and 4 non-empty caravans: 14 and 225 routes; only non-empty caravans give or receive,
     and no front card stays in its own caravan."""
     g = _routing_with(engine, nonempty)
     found = options(g, "route ")
@@ -195,6 +194,15 @@ def test_hirte_route_counts(engine: Any, nonempty: list[int], routes: int) -> No
         to = [int(x) for x in text.split(" order")[0].split()[1:]]
         assert len(to) == len(nonempty)
         assert all(t in nonempty and t != src for src, t in zip(nonempty, to, strict=True))
+
+
+@pytest.mark.parametrize("nonempty", [[0, 1], [0, 3]])
+def test_hirte_routing_two_caravans_is_never_asked(engine: Any, nonempty: list[int]) -> None:
+    """With 2 non-empty caravans there is one route (a swap), which play makes itself: a document
+    that asks for it is refused."""
+    with pytest.raises(StateError) as err:
+        _routing_with(engine, nonempty)
+    assert err.value.pointer == "/pending" and "(route " in err.value.message
 
 
 def test_hirte_two_caravans_is_forced(engine: Any) -> None:

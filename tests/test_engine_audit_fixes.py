@@ -358,3 +358,81 @@ def test_finished_games_still_load(engine: Engine) -> None:
     g.state.playout(4)
     assert g.is_terminal
     assert engine.from_json(g.to_json()).to_json() == g.to_json()
+
+
+# ---- third audit round (2026-11-24) -----------------------------------------------------------
+
+def _adelige_draw(engine: Engine) -> tuple[Game, int]:
+    """A 2-player game right after its turn player's Adelige drew Bootsmann and Schneider (two
+    Special cards only it sees), and that player."""
+    doc = engine.new_game(2, seed=0).to_json()
+    tp = doc["turn_player"]
+    doc["decks"]["standard"].remove("adelige")
+    doc["seats"][tp]["caravans"][0].insert(0, "adelige")
+    special = doc["decks"]["special"]
+    for card in ("bootsmann", "schneider"):
+        special.remove(card)
+    doc["decks"]["special"] = ["bootsmann", "schneider"] + special
+    g = engine.from_json(doc)
+    g.apply("c0:a")
+    return g, tp
+
+
+def test_a_step_play_carries_out_itself_is_never_asked(engine: Engine) -> None:
+    """A pending step with one possible outcome is carried out by play, never asked: a Patriarch's
+    draw of two Marktfrauen, or a Hochstapler's parting removal from a caravan it left empty (there
+    the loaded empty caravan pointed at card 0, and `remove c2 0` and `remove c2 1` were offered)."""
+    doc = engine.new_game(2, seed=0).to_json()
+    tp = doc["turn_player"]
+    for _ in range(2):
+        doc["decks"]["standard"].remove("marktfrau")
+    doc["pending"] = {"wait": "keep", "card": "patriarch", "caravan": 0, "position": 1, "action": "a", "step": 0,
+                      "drawn": ["marktfrau", "marktfrau"]}
+    doc["seats"][tp]["caravans"][0] = doc["seats"][tp]["caravans"][0][1:] + ["patriarch"]
+    err = rejected(engine, doc)
+    assert err.pointer == "/pending" and "keep marktfrau" in err.message
+    doc = engine.new_game(2, seed=0).to_json()
+    tp = doc["turn_player"]
+    doc["removed"] = list(doc["seats"][tp]["caravans"][2])
+    doc["seats"][tp]["caravans"][2] = []
+    doc["decks"]["standard"].remove("hochstapler")
+    doc["pending"] = {"wait": "remove", "card": "hochstapler", "caravan": 2, "position": None,
+                      "action": "part", "step": 0}
+    err = rejected(engine, doc)
+    assert err.pointer == "/pending" and "(skip)" in err.message
+
+
+def test_a_view_with_made_up_drawn_cards_may_offer_one_decision(engine: Engine) -> None:
+    """Another seat's view of a choice among cards it has not seen is loaded with made-up cards,
+    which may leave one decision (contracts it cannot fulfil: only `skip`); about a quarter of such
+    views in random play do. They are not refused as a step play would carry out itself."""
+    g = engine.new_game(2, seed=0)
+    rnd = random.Random(0)
+    while not g.is_terminal:
+        g.apply(rnd.choice(g.legal()))
+        other = 1 - g.turn_player
+        if g.hidden_from(other):
+            view = engine.from_json(g.to_json(observer=other))
+            if len(view.legal_codes()) == 1:
+                assert len(g.legal_codes()) > 1  # the real step is asked
+                return
+    raise AssertionError("no view with one made-up decision in game 0")
+
+
+def test_drawn_cards_are_unnamed_only_where_the_document_does_not_show_them(engine: Engine) -> None:
+    """`{"count": n}` in a full state or in the drawer's own view made the engine invent the drawn
+    cards, and a search then suggested keeping a card never drawn."""
+    g, tp = _adelige_draw(engine)
+    assert engine.from_json(g.to_json(observer=1 - tp)).hidden_from(1 - tp)
+    for doc in (g.to_json(), g.to_json(observer=tp)):
+        bad = copy.deepcopy(doc)
+        bad["pending"]["drawn"] = {"count": 2}
+        err = rejected(engine, bad)
+        assert err.pointer == "/pending/drawn" and "list them" in err.message
+
+
+@pytest.mark.parametrize("observer", [-1, 2, 2**31, True, 0.0])
+def test_determinize_refuses_a_seat_not_in_the_game(engine: Engine, observer: Any) -> None:
+    """The builds read an out-of-range seat differently (one sampled, the other raised)."""
+    with pytest.raises(ValueError, match="observer must be a seat"):
+        engine.new_game(2, seed=1).determinize(observer, 7)
