@@ -7,9 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from bots.base import Alternative, Analysis, expected_line, final_choice, position_key
+from bots.calibrate import calibrated, progress_of, weights_for
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
 
 MAX_WORKERS = 64
+STATS = {"mean_reward": 6, "win_prob": 6, "expected_vp": 4}  # visit-weighted means, rounded to these digits
 
 
 def _engine_error(pointer: str, message: str) -> Exception:
@@ -78,6 +80,7 @@ def analyse_game(game: Any, *, level: str | None = None, iterations: int | None 
         an = lv.bot().analyse(game, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
                               should_stop=should_stop)
     out = an.to_dict(game.state)
+    calibrated(out, weights_for(lv, int(game.state.players)), progress_of(game.state))
     out["level"] = name
     out["compiled"] = bool(game.engine.COMPILED) if hasattr(game, "engine") else bool(engine_ext.COMPILED)
     out["workers"] = workers
@@ -114,20 +117,17 @@ def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
         for alt in part.get("alternatives", []):
             key = alt["decision_text"]
             a = acc.setdefault(key, {"decision": alt["decision"], "decision_text": key, "visits": 0,
-                                     "_r": 0.0, "_w": 0.0, "_v": 0.0, "_n": 0})
+                                     "_sums": {f: [0.0, 0] for f in STATS}})
             v = int(alt.get("visits") or 0)
             a["visits"] += v
-            for src, dst in (("mean_reward", "_r"), ("win_prob", "_w"), ("expected_vp", "_v")):
-                if alt.get(src) is not None:
-                    a[dst] += float(alt[src]) * v
-            a["_n"] += v
+            for f in STATS:  # a part without the statistic (None) adds nothing to its mean
+                if alt.get(f) is not None and v:
+                    a["_sums"][f][0] += float(alt[f]) * v
+                    a["_sums"][f][1] += v
     alts = []
     for a in acc.values():
-        n = a.pop("_n")
-        r, w, x = a.pop("_r"), a.pop("_w"), a.pop("_v")
-        a["mean_reward"] = round(r / n, 6) if n else None
-        a["win_prob"] = round(w / n, 6) if n else None
-        a["expected_vp"] = round(x / n, 4) if n else None
+        for f, (total, n) in a.pop("_sums").items():
+            a[f] = round(total / n, STATS[f]) if n else None
         alts.append(a)
     alts.sort(key=lambda a: (-a["visits"], -(a["mean_reward"] or 0.0)))
     # the position, for the draw: what the parts show of it (the player and the legal decisions)

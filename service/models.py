@@ -123,10 +123,17 @@ class ApplyRequest(Request):
 # --------------------------------------------------------------------------------- responses
 
 
+MEAN_REWARD = (
+    "The search's mean reward for the player to move, 0..1 (the evaluation at its leaves, a few "
+    "decisions ahead, squashed by a softmax over the seats' VP): a score, higher is better; "
+    "win_prob is its calibrated chance."
+)
 WIN_PROB = (
-    "The search's mean reward for the player to move, 0..1 (the evaluation at the search's leaves, "
-    "a few decisions ahead, squashed by a softmax over the seats' VP): higher is better, but it is a "
-    "score, not a calibrated chance of winning (at the opening it reads 0.7 to 0.9)."
+    "The chance that the player to move wins if every seat goes on playing at this level: the "
+    "search's mean reward and the game's progress mapped by a logistic fit on self-play games of the "
+    "level (bots/win_calibration.json; held-out Brier scores in BENCHMARKS.md). null when the level "
+    "has no fit for this number of players (a level file other than the shipped one, or a preset "
+    "changed since its fit). mean_reward is the raw score."
 )
 EXPECTED_VP = "The player to move's VP at the search's leaves, a few decisions ahead; not its final score."
 
@@ -135,7 +142,7 @@ class Alternative(Response):
     decision: DecisionJSON
     decision_text: str
     visits: int
-    mean_reward: float | None = None
+    mean_reward: float | None = Field(None, description=MEAN_REWARD)
     win_prob: float | None = Field(None, description=WIN_PROB)
     expected_vp: float | None = Field(None, description=EXPECTED_VP)
 

@@ -1,0 +1,255 @@
+"""Calibrated `win_prob`: the chance that the player to move wins, from the search's mean reward.
+
+The search's mean reward (`mean_reward`) is a score: the evaluation at its leaves squashed by a
+softmax over the seats, which reads 0.7 to 0.9 at the opening of a 2-player game. `win_prob` maps it
+to a chance by a logistic model fitted, for each level and number of players, on self-play games of
+that level (every seat plays the level; `kashgar calibrate`)::
+
+    logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x,   x = logit(mean reward)
+
+where t is the game's progress (the leader's VP / 25, as the search's evaluation uses it). So
+`win_prob` reads: if every seat went on playing at this level, the player to move would win this
+often from positions that the search scores like this one. Whole games are held out of the fit to
+measure it (Brier score and log-loss against the raw mean reward, and a reliability table); the
+fitted weights and those measures are in `bots/win_calibration.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+CALIBRATION_FILE = Path(__file__).with_name("win_calibration.json")
+END_VP = 25.0  # the game ends when a seat reaches this many VP (the search's progress measure)
+EPS = 1e-4  # mean rewards are clipped to [EPS, 1 - EPS] before the logit
+L2 = 1e-3  # ridge penalty of the fit (not on the intercept)
+BINS = 10  # reliability table: bins of the predicted chance
+
+
+def progress_of(st: Any) -> float:
+    """How far the game of engine state `st` is: the leader's VP / END_VP, at most 1 (public)."""
+    return min(1.0, max(float(st.vp(p)) for p in range(int(st.players))) / END_VP)
+
+
+def _logit(r: float) -> float:
+    r = min(1.0 - EPS, max(EPS, r))
+    return math.log(r / (1.0 - r))
+
+
+def _features(r: float, t: float) -> list[float]:
+    x = _logit(r)
+    return [1.0, x, t, t * x]
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One searched decision of a self-play game: game index, progress, mean reward of the decision
+    played, and whether its player went on to win (1) or not (0)."""
+
+    game: int
+    progress: float
+    reward: float
+    won: int
+
+
+# ---------------------------------------------------------------------------- data
+
+
+def play_game(task: tuple[str, int, int]) -> list[Record]:
+    """Self-play game `seed` of `level` with `players` seats: every decision the search made (not
+    forced ones) with the mean reward of the decision played, labelled with the game's winner."""
+    from bots.arena import cached_bot, new_state
+
+    level, players, seed = task
+    bot = cached_bot(f"level:{level}")
+    st = new_state("kashgar", players, seed, None)
+    seen: list[tuple[int, float, float]] = []
+    k = 0
+    while not st.is_terminal():
+        an = bot.analyse(st, seed=(seed * 7919 + k * 104729) & 0x7FFFFFFF)
+        if an.iterations > 0 and not math.isnan(an.win_prob):
+            seen.append((an.player, progress_of(st), float(an.win_prob)))
+        st.apply(an.code)
+        k += 1
+    winner = int(st.winner())
+    return [Record(seed, t, r, int(p == winner)) for p, t, r in seen]
+
+
+def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
+            log: Callable[[str], None] | None = None) -> list[Record]:
+    """Records of `games` self-play games of `level` (deal seeds seed, seed + 1, ...), played in
+    `workers` processes."""
+    from bots.arena import imap_processes
+
+    tasks = [(level, players, seed + g) for g in range(games)]
+    out: list[Record] = []
+    for i, recs in enumerate(imap_processes(play_game, tasks, workers), 1):
+        out += recs
+        if log and i % 100 == 0:
+            log(f"{level} {players}p: {i}/{games} games")
+    out.sort(key=lambda r: r.game)
+    return out
+
+
+# ---------------------------------------------------------------------------- fit
+
+
+def fit(records: list[Record], l2: float = L2, iterations: int = 50) -> list[float]:
+    """The weights (w0..w3) of the logistic model, by Newton's method on the penalised log-loss."""
+    import numpy as np
+
+    if not records:
+        raise ValueError("no records to fit")
+    X = np.array([_features(r.reward, r.progress) for r in records])
+    y = np.array([r.won for r in records], dtype=float)
+    w = np.zeros(X.shape[1])
+    pen = np.full(X.shape[1], l2 * len(records))
+    pen[0] = 0.0
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(X @ w)))
+        grad = X.T @ (p - y) + pen * w
+        hess = (X * (p * (1.0 - p))[:, None]).T @ X + np.diag(pen) + 1e-9 * np.eye(X.shape[1])
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if float(np.max(np.abs(step))) < 1e-10:
+            break
+    return [float(v) for v in w]
+
+
+def predict(weights: list[float], reward: float, progress: float) -> float:
+    """The calibrated chance of winning for a mean reward at a progress."""
+    return _sigmoid(sum(w * f for w, f in zip(weights, _features(reward, progress), strict=True)))
+
+
+def scores(probs: list[float], records: list[Record]) -> dict[str, float]:
+    """Brier score and log-loss of `probs` against the records' outcomes."""
+    n = len(records)
+    brier = sum((p - r.won) ** 2 for p, r in zip(probs, records, strict=True)) / n
+    ll = -sum(math.log(min(1 - 1e-12, max(1e-12, p if r.won else 1 - p)))
+              for p, r in zip(probs, records, strict=True)) / n
+    return {"brier": round(brier, 5), "log_loss": round(ll, 5)}
+
+
+def reliability(probs: list[float], records: list[Record], bins: int = BINS) -> list[dict[str, Any]]:
+    """Predicted against observed: for each bin of the predicted chance, its count, the mean
+    prediction and the share of wins."""
+    acc: list[list[float]] = [[0.0, 0.0, 0.0] for _ in range(bins)]
+    for p, r in zip(probs, records, strict=True):
+        b = acc[min(bins - 1, int(p * bins))]
+        b[0] += 1
+        b[1] += p
+        b[2] += r.won
+    return [{"bin": f"{i / bins:.1f}-{(i + 1) / bins:.1f}", "n": int(n), "predicted": round(s / n, 3),
+             "observed": round(w / n, 3)} for i, (n, s, w) in enumerate(acc) if n]
+
+
+def split(records: list[Record], held_out: float, seed: int) -> tuple[list[Record], list[Record]]:
+    """Whole games to the fit and to the held-out set (a `held_out` share of the games)."""
+    games = sorted({r.game for r in records})
+    rnd = random.Random(seed)
+    rnd.shuffle(games)
+    test = set(games[:int(round(len(games) * held_out))])
+    return [r for r in records if r.game not in test], [r for r in records if r.game in test]
+
+
+def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> dict[str, Any]:
+    """Fit on the games not held out and measure on the held-out ones (raw mean reward against the
+    calibrated chance); the weights kept are then fitted on every game."""
+    train, test = split(records, held_out, seed)
+    w_train = fit(train)
+    calibrated = [predict(w_train, r.reward, r.progress) for r in test]
+    raw = [r.reward for r in test]
+    return {
+        "weights": fit(records),
+        "games": len({r.game for r in records}),
+        "decisions": len(records),
+        "held_out": {
+            "games": len({r.game for r in test}),
+            "decisions": len(test),
+            "win_rate": round(sum(r.won for r in test) / max(1, len(test)), 4),
+            "raw": scores(raw, test),
+            "calibrated": scores(calibrated, test),
+            "reliability_raw": reliability(raw, test),
+            "reliability_calibrated": reliability(calibrated, test),
+        },
+    }
+
+
+def markdown(doc: dict[str, Any], min_bin: int = 500) -> str:
+    """A Markdown table of a calibration file: per level and seat count, the held-out Brier score and
+    log-loss of the raw mean reward and of `win_prob`, and the largest gap between predicted and
+    observed over the reliability bins holding at least `min_bin` decisions."""
+    rows = ["| level | players | games | held-out decisions | Brier raw | Brier win_prob | log-loss raw | "
+            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, by_players in doc.get("levels", {}).items():
+        for players, e in sorted(by_players.items()):
+            h = e["held_out"]
+            gaps = [max((abs(b["predicted"] - b["observed"]) for b in h[k] if b["n"] >= min_bin), default=0.0)
+                    for k in ("reliability_raw", "reliability_calibrated")]
+            rows.append(f"| {name} | {players} | {e['games']} | {h['decisions']} | {h['raw']['brier']:.4f} | "
+                        f"{h['calibrated']['brier']:.4f} | {h['raw']['log_loss']:.4f} | "
+                        f"{h['calibrated']['log_loss']:.4f} | {gaps[0]:.3f} | {gaps[1]:.3f} |")
+    return "\n".join(rows) + "\n"
+
+
+# ---------------------------------------------------------------------------- use
+
+
+@lru_cache(maxsize=4)
+def load_calibration(path: str | None = None) -> dict[str, Any]:
+    """The calibration file (`CALIBRATION_FILE`): {"levels": {level: {players: {"weights": ...}}}};
+    empty when there is none."""
+    try:
+        with open(path or CALIBRATION_FILE, encoding="utf-8") as fh:
+            doc: dict[str, Any] = json.load(fh)
+    except FileNotFoundError:  # no fits: every win_prob is None
+        return {}
+    return doc
+
+
+def preset_of(level: Any) -> dict[str, Any]:
+    """The settings of a level's search that a fit holds for (`Level.config`, build aside)."""
+    return {k: v for k, v in level.config.to_dict().items() if k != "compiled"}
+
+
+def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:
+    """The fitted weights of `level` (a `bots.levels.Level`) with `players` seats; None when none
+    were fitted for it, or they were fitted for other settings of its search (a changed preset)."""
+    entry = load_calibration(path).get("levels", {}).get(level.name, {}).get(str(players))
+    if not entry or entry.get("preset") != preset_of(level):
+        return None
+    return list(entry["weights"])
+
+
+def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float) -> dict[str, Any]:
+    """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward`."""
+    for alt in answer.get("alternatives", []):
+        alt["win_prob"] = _rounded(win_prob(weights, alt.get("mean_reward"), progress))
+        if alt.get("decision_text") == answer.get("decision_text"):
+            answer["win_prob"] = alt["win_prob"]
+    return answer
+
+
+def _rounded(p: float | None) -> float | None:
+    return None if p is None else round(p, 6)
+
+
+def win_prob(weights: list[float] | None, reward: float | None, progress: float) -> float | None:
+    """`predict` for a reported mean reward (None when there is no statistic or no fit)."""
+    if weights is None or reward is None or math.isnan(reward):
+        return None
+    return predict(weights, reward, progress)
