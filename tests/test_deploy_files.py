@@ -4,7 +4,11 @@ probes wait longer than a synchronous search may hold a web worker."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -54,20 +58,26 @@ def test_every_command_is_a_kashgar_subcommand_and_every_probe_a_route() -> None
     assert probes and set(probes) <= routes, probes
 
 
-def test_the_deploy_gunicorn_config_takes_every_setting_and_hook_of_the_service_s() -> None:
+def test_the_deploy_gunicorn_config_takes_every_setting_and_hook_of_the_service_s(tmp_path: Path) -> None:
     """`gunicorn -c deploy/gunicorn.conf.py` (the documented command) must run as `kashgar serve`
-    does: it lacked `post_worker_init`, so the embedded reaper started only on a first request."""
-    import runpy
-
-    from gunicorn.config import KNOWN_SETTINGS
-
-    import service.gunicorn_conf as ours
-
-    names = {s.name for s in KNOWN_SETTINGS}
-    wanted = {n for n in vars(ours) if n in names}
-    assert {"post_worker_init", "child_exit", "on_exit", "workers"} <= wanted
-    deploy = runpy.run_path(str(DEPLOY / "gunicorn.conf.py"))
-    assert wanted <= set(deploy), sorted(wanted - set(deploy))
+    does: it lacked `post_worker_init`, so the embedded reaper started only on a first request.
+    (In a child process: the config sets up a server's environment when it loads.)"""
+    script = f"""
+import json, runpy
+from gunicorn.config import KNOWN_SETTINGS
+import service.gunicorn_conf as ours
+names = {{s.name for s in KNOWN_SETTINGS}}
+wanted = sorted(n for n in vars(ours) if n in names)
+deploy = runpy.run_path({str(DEPLOY / "gunicorn.conf.py")!r})
+print(json.dumps({{"wanted": wanted, "missing": sorted(set(wanted) - set(deploy))}}))
+"""
+    env = {**os.environ, "KASHGAR_JOBS_DB": str(tmp_path / "jobs.sqlite"),
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60,
+                         check=True)
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {"post_worker_init", "child_exit", "on_exit", "workers"} <= set(found["wanted"])
+    assert found["missing"] == []
 
 
 def test_k8s_probes_wait_longer_than_a_synchronous_search() -> None:

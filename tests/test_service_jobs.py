@@ -4,6 +4,7 @@ and threads, and Redis (a real `redis-server` on a free port) with RQ's SimpleWo
 from __future__ import annotations
 
 import os
+import re
 import socket
 import threading
 import time
@@ -447,7 +448,8 @@ def test_redis_down_async_503_sync_works(env: dict[str, str], state: dict[str, A
     metrics = c.get("/metrics")
     text = metrics.get_data(as_text=True)
     assert metrics.status_code == 200 and 'kashgar_queue_up{backend="redis"} 0.0' in text
-    assert 'kashgar_request_errors_total{error="not_ready",status="503"} 1.0' in text
+    counted = re.search(r'kashgar_request_errors_total\{error="not_ready",status="503"\} ([0-9.]+)', text)
+    assert counted and float(counted.group(1)) >= 1
 
 
 # ---------------------------------------------------------------------------- embedded
