@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from gunicorn.workers.sync import SyncWorker
@@ -20,8 +22,12 @@ def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixtu
     cmd = capsys.readouterr().out
     assert "-m gunicorn -c python:service.gunicorn_conf" in cmd
     assert "--bind 127.0.0.1:8123" in cmd and "--workers 3" in cmd
-    from service import gunicorn_conf
     from service.gunicorn_worker import ClientTimeoutSyncWorker
+
+    # loading the config sets up a server's environment (a job database, multi-process metrics):
+    # not for the rest of this test process
+    with mock.patch.dict(os.environ):
+        from service import gunicorn_conf
 
     # gunicorn's sync worker (one request at a time per process), with a deadline on client sockets
     assert gunicorn_conf.worker_class == "service.gunicorn_worker.ClientTimeoutSyncWorker"
