@@ -1003,9 +1003,13 @@ class State:
 
     def apply_unchecked(self, code: cython.int) -> None:
         """Apply a legal decision, then any mid-turn step that has only one possible
-        outcome (a forced choice is made, not asked)."""
+        outcome (a forced choice is made, not asked), except a choice among cards drawn for the
+        turn player's eyes only (Special cards, contracts): that one is asked even when forced,
+        as whether it is asked would tell the other seats about those cards (all of one kind,
+        none it can fulfil)."""
         self._apply1(code)
-        while self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1:
+        while (self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1
+               and (self.d[S_LIMBO_N] == 0 or self.d[S_LIMBO_SRC] == DECK_STANDARD)):
             self._apply1(self.legal_buf[0])
 
     def _apply1(self, code: cython.int) -> None:

@@ -9,7 +9,15 @@ from typing import Any
 from engine_ext import core as L
 from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
-from engine_ext.state_json import StateError, drawn_hidden_from, dump_doc, is_strict_int, load_doc, new_game_doc
+from engine_ext.state_json import (
+    StateError,
+    drawn_hidden_from,
+    dump_doc,
+    is_strict_int,
+    load_doc,
+    new_game_doc,
+    private_draw,
+)
 
 DecisionLike = Decision | str | dict[str, Any] | int
 
@@ -55,10 +63,9 @@ class Engine:
             problem = code_problem(code, self.data, lambda: routes)
             if problem:
                 raise StateError(where, f"the state offers a decision that is none: {problem}")
-        # play carries out a mid-turn step with one possible outcome, never asks it; a view whose
-        # drawn cards are made up may hold such a step (its cards are not the real ones)
-        made_up = isinstance((doc.get("pending") or {}).get("drawn"), dict)
-        if doc.get("pending") and len(codes) == 1 and not made_up:
+        # play carries out a mid-turn step with one possible outcome, never asks it, unless it
+        # chooses among cards drawn for the turn player's eyes only (`core.apply_unchecked`)
+        if doc.get("pending") and len(codes) == 1 and not private_draw(st.export()):
             only = Decision.from_code(codes[0], st, self.data)
             raise StateError(where, f"a step with one possible outcome ({only}) is carried out, never asked")
         return Game(self, st, observer)

@@ -930,12 +930,16 @@ def _position_in(d: list[int], car: int, card: int) -> int | None:
     return None
 
 
+def private_draw(d: list[int]) -> bool:
+    """Whether the pending step of an exported state `d` chooses among cards drawn for the turn
+    player's eyes only: Special cards and contracts (drawn Standard cards are shown to all)."""
+    return d[L.S_LIMBO_N] > 0 and d[L.S_LIMBO_SRC] != L.DECK_STANDARD
+
+
 def drawn_hidden_from(d: list[int], observer: int | None) -> bool:
     """Whether the cards drawn for the pending step (an exported state `d`) are hidden from
-    `observer`: Special cards and contracts another seat's turn drew (drawn Standard cards are
-    shown to all)."""
-    return (observer is not None and observer != d[L.S_TURNPL] and d[L.S_LIMBO_N] > 0
-            and d[L.S_LIMBO_SRC] != L.DECK_STANDARD)
+    `observer`: a private draw (`private_draw`) of another seat's turn."""
+    return observer is not None and observer != d[L.S_TURNPL] and private_draw(d)
 
 
 def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[str, Any]:

@@ -436,3 +436,29 @@ def test_determinize_refuses_a_seat_not_in_the_game(engine: Engine, observer: An
     """The builds read an out-of-range seat differently (one sampled, the other raised)."""
     with pytest.raises(ValueError, match="observer must be a seat"):
         engine.new_game(2, seed=1).determinize(observer, 7)
+
+
+def test_a_private_choice_is_asked_even_when_forced(engine: Engine) -> None:
+    """The Adelige draws two Bootsmaenner (Special cards only its player sees): keeping one is
+    forced, but was carried out without a decision, so the other seat saw no pending keep and
+    knew the card put back under the Special deck was a Bootsmann. It is asked now, and the other
+    seat's view and events read as for two different cards."""
+    seen = {}
+    for pair in (("bootsmann", "bootsmann"), ("bootsmann", "schneider")):
+        doc = engine.new_game(2, seed=0).to_json()
+        tp = doc["turn_player"]
+        doc["decks"]["standard"].remove("adelige")
+        doc["seats"][tp]["caravans"][0].insert(0, "adelige")
+        special = doc["decks"]["special"]
+        for card in pair:
+            special.remove(card)
+        doc["decks"]["special"] = list(pair) + special
+        g = engine.from_json(doc)
+        events = g.apply("c0:a", observer=1 - tp)
+        view = g.to_json(observer=1 - tp)
+        seen[pair] = (view["pending"] and view["pending"]["wait"], view["pending"]["drawn"],
+                      [e["card"] for e in events if e["event"] == "card"])
+        assert len(g.legal_codes()) == len(set(pair))
+        assert engine.from_json(g.to_json()).legal_codes() == g.legal_codes()  # the loader takes it
+    assert seen[("bootsmann", "bootsmann")] == seen[("bootsmann", "schneider")] == ("keep", {"count": 2},
+                                                                                    [None, None])
