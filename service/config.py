@@ -4,6 +4,7 @@ mapping given to `create_app(config=...)` (keys are the field names in upper cas
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -61,6 +62,20 @@ class Settings:
     #: Seconds a Redis command may take before the service answers 503.
     redis_timeout: float = 2.0
 
+    def __post_init__(self) -> None:
+        """Refuse values the service cannot run with, naming the variable (a heartbeat timeout of
+        0 reaps every running part; 0 threads or attempts run nothing)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            if not math.isfinite(value) or value < MINIMUM.get(f.name, 1):
+                raise ValueError(f"KASHGAR_{f.name.upper()}={value!r}: want a number >= {MINIMUM.get(f.name, 1)}")
+        if self.heartbeat_interval >= self.heartbeat_timeout:
+            raise ValueError(f"KASHGAR_HEARTBEAT_INTERVAL={self.heartbeat_interval!r}: want less than "
+                             f"KASHGAR_HEARTBEAT_TIMEOUT ({self.heartbeat_timeout!r}), or every running part is "
+                             "taken for dead between two heartbeats")
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None) -> Settings:
         """Defaults, then `KASHGAR_<NAME>` variables, then `overrides` (`NAME` or `name` keys)."""
@@ -75,6 +90,11 @@ class Settings:
             if name in {f.name for f in fields(cls)}:
                 values[name] = value
         return dataclasses.replace(cls(), **values)
+
+
+# The least value of each number (1 unless named here): times in seconds may be fractions.
+MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
+                             "redis_timeout": 0.01}
 
 
 def _convert(name: str, type_name: Any, raw: str) -> Any:

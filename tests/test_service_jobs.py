@@ -620,7 +620,28 @@ def test_settings_from_env() -> None:
     assert (s.sync_max_ms, s.log_json, s.heartbeat_timeout, s.result_ttl) == (750, False, 2.5, 5)
     with pytest.raises(ValueError, match="KASHGAR_SYNC_MAX_MS"):
         Settings.from_env({"KASHGAR_SYNC_MAX_MS": "lots"})
-    assert os.environ.get("KASHGAR_REDIS_URL") is None or True
+
+
+@pytest.mark.parametrize("env,name", [
+    ({"KASHGAR_HEARTBEAT_TIMEOUT": "0"}, "KASHGAR_HEARTBEAT_TIMEOUT"),  # every running part reaped
+    ({"KASHGAR_HEARTBEAT_TIMEOUT": "nan"}, "KASHGAR_HEARTBEAT_TIMEOUT"),
+    ({"KASHGAR_HEARTBEAT_INTERVAL": "20"}, "KASHGAR_HEARTBEAT_INTERVAL"),  # above the 15 s timeout
+    ({"KASHGAR_MAX_ATTEMPTS": "0"}, "KASHGAR_MAX_ATTEMPTS"),  # a part never runs
+    ({"KASHGAR_EMBEDDED_THREADS": "0"}, "KASHGAR_EMBEDDED_THREADS"),
+    ({"KASHGAR_RESULT_TTL": "-5"}, "KASHGAR_RESULT_TTL"),
+    ({"KASHGAR_MAX_PARTS": "0"}, "KASHGAR_MAX_PARTS"),
+])
+def test_settings_refuse_values_the_service_cannot_run_with(env: dict[str, str], name: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError, match=name):
+        Settings.from_env(env)
+    from kashgar_cli.main import main
+
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        assert main(["serve", "--dry-run"]) == 2
+    assert name in capsys.readouterr().err
 
 
 def test_faults_reads_where_rq_holds_a_part(settings: Settings, state: dict[str, Any]) -> None:
