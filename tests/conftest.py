@@ -3,21 +3,16 @@ interpreted one (the same source), through the parametrized `engine` fixture."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 import engine_ext
 from engine_ext import Engine
+from tests.engine_helpers import require_compiled
 
 BUILDS = ["compiled", "interpreted"]
 
 
-def _require_compiled() -> None:
-    if not engine_ext.compiled_available():
-        if os.environ.get("CI") or os.environ.get("KASHGAR_REQUIRE_COMPILED"):
-            pytest.fail("the compiled engine is not built (run `pip install -e .`)")
-        pytest.skip("compiled engine not built")
+_require_compiled = require_compiled
 
 
 @pytest.fixture(params=BUILDS)

@@ -2,10 +2,38 @@
 
 from __future__ import annotations
 
+import os
 import random
 from typing import Any
 
+import pytest
+
+import engine_ext
 from engine_ext import Engine, Game
+
+
+def missing_build(what: str) -> None:
+    """A compiled build (`what`) is not there: a failure where it must be (CI, the README's test
+    command: KASHGAR_REQUIRE_COMPILED), else a skip."""
+    if os.environ.get("CI") or os.environ.get("KASHGAR_REQUIRE_COMPILED"):
+        pytest.fail(f"the compiled {what} is not built (run `pip install -e .`)")
+    pytest.skip(f"compiled {what} not built")
+
+
+def require_compiled() -> None:
+    """The compiled engine core, or `missing_build`."""
+    if not engine_ext.compiled_available():
+        missing_build("engine")
+
+
+def require_compiled_search() -> Any:
+    """The compiled search core (`bots.load_search(True)`), or `missing_build`."""
+    import bots
+
+    try:
+        return bots.load_search(True)
+    except ImportError:
+        missing_build("search")
 
 
 def random_walk(engine: Engine, players: int, seed: int, steps: int, variant: Any = "all") -> Game:

@@ -21,16 +21,14 @@ from bots import ismcts_bot, suggest
 from bots.base import expected_line, position_key
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
 from bots.levels import get_level, make_bot, parse_levels
+from tests.engine_helpers import require_compiled_search
 
 needs_fork = pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
                                 reason="the dying worker is patched in by fork")
 
 
 def _compiled_or_skip() -> None:
-    try:
-        bots.load_search(True)
-    except ImportError:
-        pytest.skip("compiled search not built")
+    require_compiled_search()
 
 
 def _positions(n: int, players: int = 2) -> list[engine_ext.Game]:

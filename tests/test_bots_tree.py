@@ -9,6 +9,7 @@ from types import ModuleType
 import pytest
 
 import bots
+from tests.engine_helpers import require_compiled_search
 
 
 def _modules() -> list[ModuleType]:
@@ -24,10 +25,7 @@ def _modules() -> list[ModuleType]:
 def search_mod(request: pytest.FixtureRequest) -> ModuleType:
     if request.param == "interpreted":
         return bots.load_search(False)
-    try:
-        return bots.load_search(True)
-    except ImportError:
-        pytest.skip("compiled search not built")
+    return require_compiled_search()
 
 
 def _child(tr: object, parent: int, move: int, player: int, visits: int, avail: int, reward: float) -> int:

@@ -21,6 +21,7 @@ import pytest
 import engine_ext
 from engine_ext import Decision, DecisionError, Engine, Game, IllegalDecision, StateError
 from engine_ext.state_json import MAX_DOC_BYTES, WAIT_CODES
+from tests.engine_helpers import require_compiled
 
 Doc = dict[str, Any]
 
@@ -154,8 +155,8 @@ def test_a_finished_game_pends_nothing(engine: Engine) -> None:
 def test_playout_without_a_decision_raises(compiled: bool) -> None:
     """A state not over with no legal decision (only reachable by writing the core's array): the
     compiled playout died of SIGFPE (a modulo by zero), the interpreted raised ZeroDivisionError."""
-    if compiled and not engine_ext.compiled_available():
-        pytest.skip("compiled engine not built")
+    if compiled:
+        require_compiled()
     code = f"""
 import engine_ext
 from engine_ext import core as L

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import random
 
-import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import engine_ext
 from engine_ext import Engine
 from engine_ext.checks import problems
-from tests.engine_helpers import random_walk
+from tests.engine_helpers import random_walk, require_compiled
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -51,8 +50,7 @@ def test_every_game_ends_with_a_winner(engine: Engine, seed: int, players: int) 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 2**31), players=st.integers(2, 4))
 def test_compiled_and_interpreted_play_identically(seed: int, players: int) -> None:
-    if not engine_ext.compiled_available():
-        pytest.skip("compiled engine not built")
+    require_compiled()
     a = engine_ext.get_engine(True).new_game(players, seed=seed, variant="all")
     b = engine_ext.get_engine(False).new_game(players, seed=seed, variant="all")
     rnd = random.Random(seed)
