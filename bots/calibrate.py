@@ -17,6 +17,7 @@ fitted weights and those measures are in `bots/win_calibration.json`.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import random
 from collections.abc import Callable
@@ -26,10 +27,15 @@ from pathlib import Path
 from typing import Any
 
 CALIBRATION_FILE = Path(__file__).with_name("win_calibration.json")
+MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit(mean reward), "
+         "t = the leader's VP / 25; fitted per level and number of players on self-play games of the level")
+N_WEIGHTS = 4
 END_VP = 25.0  # the game ends when a seat reaches this many VP (the search's progress measure)
 EPS = 1e-4  # mean rewards are clipped to [EPS, 1 - EPS] before the logit
 L2 = 1e-3  # ridge penalty of the fit (not on the intercept)
 BINS = 10  # reliability table: bins of the predicted chance
+
+log = logging.getLogger("kashgar.calibrate")
 
 
 def progress_of(st: Any) -> float:
@@ -215,8 +221,15 @@ def load_calibration(path: str | None = None) -> dict[str, Any]:
     empty when there is none."""
     try:
         with open(path or CALIBRATION_FILE, encoding="utf-8") as fh:
-            doc: dict[str, Any] = json.load(fh)
+            doc = json.load(fh)
     except FileNotFoundError:  # no fits: every win_prob is None
+        return {}
+    except (OSError, ValueError) as exc:  # a damaged file is the server's fault, not the request's
+        log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", path or CALIBRATION_FILE,
+                  exc)
+        return {}
+    if not isinstance(doc, dict):
+        log.error("calibration file %s is not a JSON object: win_prob is null", path or CALIBRATION_FILE)
         return {}
     return doc
 
@@ -229,10 +242,17 @@ def preset_of(level: Any) -> dict[str, Any]:
 def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:
     """The fitted weights of `level` (a `bots.levels.Level`) with `players` seats; None when none
     were fitted for it, or they were fitted for other settings of its search (a changed preset)."""
-    entry = load_calibration(path).get("levels", {}).get(level.name, {}).get(str(players))
-    if not entry or entry.get("preset") != preset_of(level):
+    levels = load_calibration(path).get("levels")
+    entry = levels.get(level.name, {}) if isinstance(levels, dict) else None
+    entry = entry.get(str(players)) if isinstance(entry, dict) else None
+    if not isinstance(entry, dict) or entry.get("preset") != preset_of(level):
         return None
-    return list(entry["weights"])
+    weights = entry.get("weights")
+    if (not isinstance(weights, list) or len(weights) != N_WEIGHTS
+            or not all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights)):
+        log.error("calibration of %s with %d players is malformed: win_prob is null", level.name, players)
+        return None
+    return [float(w) for w in weights]
 
 
 def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float) -> dict[str, Any]:

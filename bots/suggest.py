@@ -24,7 +24,7 @@ def _engine_error(pointer: str, message: str) -> Exception:
 
 
 def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: int | None = None,
-                  time_ms: int | None = None, seed: int = 0, workers: int = 1,
+                  time_ms: float | None = None, seed: int = 0, workers: int = 1,
                   progress: Callable[[dict[str, Any]], None] | None = None,
                   should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
     """Analyse the position of `doc` (a full state or a player's view) for the player to move.
@@ -54,7 +54,7 @@ def check_budget(iterations: int | None, time_ms: float | None, workers: int) ->
 
 
 def analyse_game(game: Any, *, level: str | None = None, iterations: int | None = None,
-                 time_ms: int | None = None, seed: int = 0, workers: int = 1,
+                 time_ms: float | None = None, seed: int = 0, workers: int = 1,
                  progress: Callable[[dict[str, Any]], None] | None = None,
                  should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
     """`analyse_state` on a game already loaded (`engine_ext.from_json`), for a caller that has
@@ -79,12 +79,19 @@ def analyse_game(game: Any, *, level: str | None = None, iterations: int | None 
     else:
         an = lv.bot().analyse(game, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
                               should_stop=should_stop)
-    out = an.to_dict(game.state)
-    calibrated(out, weights_for(lv, int(game.state.players)), progress_of(game.state))
+    out = calibrate_answer(an.to_dict(game.state), game, name)
     out["level"] = name
     out["compiled"] = bool(game.engine.COMPILED) if hasattr(game, "engine") else bool(engine_ext.COMPILED)
     out["workers"] = workers
     return out
+
+
+def calibrate_answer(answer: dict[str, Any], game: Any, level: str | None = None) -> dict[str, Any]:
+    """`answer` (an analysis of `game`, or the merge of its parts) with every `win_prob` the
+    calibrated chance of its `mean_reward` for `level` (default: DEFAULT_LEVEL), this number of
+    players and the game's progress (`bots.calibrate`); None without a fit."""
+    lv = get_level(level or DEFAULT_LEVEL)
+    return calibrated(answer, weights_for(lv, int(game.state.players)), progress_of(game.state))
 
 
 def position_of(doc: Any) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 
 import engine_ext
 from kashgar_cli.errors import OUT_HELP, CliError, check_seeds, output_file, positive_int
+from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 from kashgar_cli.provenance import provenance
 
 
@@ -23,6 +24,37 @@ def _players(text: str) -> list[int]:
     if not values or any(v not in (2, 3, 4) for v in values):
         raise argparse.ArgumentTypeError(f"want a comma-separated list of 2, 3 and 4, not {text!r}")
     return values
+
+
+def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
+    """Play, fit and measure one level with `players` seats; prints its line."""
+    from bots import calibrate
+
+    t0 = time.perf_counter()
+    records = calibrate.collect(level.name, players, args.games, args.seed, args.workers,
+                                log=lambda m: print(m, file=sys.stderr, flush=True))
+    entry = calibrate.calibrate(records, held_out=args.held_out, seed=args.seed)
+    entry["preset"] = calibrate.preset_of(level)
+    entry["seconds"] = round(time.perf_counter() - t0, 1)
+    entry["provenance"] = provenance(workers=args.workers)
+    entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} -n {args.games} "
+                        f"--held-out {args.held_out} --seed {args.seed} -j {args.workers}")
+    h = entry["held_out"]
+    print(f"{level.name:<9} {players}p  games {entry['games']:>5}  held out {h['games']:>4}: brier raw "
+          f"{h['raw']['brier']:.4f} -> {h['calibrated']['brier']:.4f}, log-loss "
+          f"{h['raw']['log_loss']:.4f} -> {h['calibrated']['log_loss']:.4f}  ({entry['seconds']:.0f} s)",
+          flush=True)
+    return entry
+
+
+def _write(path: str, doc: dict[str, Any]) -> None:
+    """Write the calibration file whole or not at all (a new file moved over the old one): the
+    service reads it, and an interrupted write would leave it damaged."""
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+    os.replace(tmp, path)
 
 
 def _read(path: str, missing_ok: bool) -> dict[str, Any]:
@@ -73,29 +105,22 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"argument --levels: unknown level {', '.join(unknown)}; levels: {', '.join(names)}")
     if not 0.0 < args.held_out < 1.0:
         raise CliError(f"argument --held-out: want a share between 0 and 1, not {args.held_out}")
+    held = round(args.games * args.held_out)
+    if not 1 <= held <= args.games - 1:
+        raise CliError(f"argument --held-out: {args.games} games x {args.held_out} holds out {held}: want at "
+                       "least one game held out and one to fit (more games, or another share)")
     check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
     doc = _read(args.out, missing_ok=True)
     levels = doc.setdefault("levels", {})
-    for name in chosen:
-        for players in args.players:
-            t0 = time.perf_counter()
-            records = calibrate.collect(name, players, args.games, args.seed, args.workers,
-                                        log=lambda m: print(m, file=sys.stderr, flush=True))
-            entry = calibrate.calibrate(records, held_out=args.held_out, seed=args.seed)
-            entry["preset"] = calibrate.preset_of(by_name[name])
-            entry["seconds"] = round(time.perf_counter() - t0, 1)
-            entry["command"] = (f"kashgar calibrate --levels {name} --players {players} -n {args.games} "
-                                f"--seed {args.seed}")
-            levels.setdefault(name, {})[str(players)] = entry
-            h = entry["held_out"]
-            print(f"{name:<9} {players}p  games {entry['games']:>5}  held out {h['games']:>4}: brier raw "
-                  f"{h['raw']['brier']:.4f} -> {h['calibrated']['brier']:.4f}, log-loss "
-                  f"{h['raw']['log_loss']:.4f} -> {h['calibrated']['log_loss']:.4f}  ({entry['seconds']:.0f} s)",
-                  flush=True)
-            doc["model"] = calibrate.__doc__.split("\n\n")[1].strip() if calibrate.__doc__ else ""
-            doc["provenance"] = provenance(workers=args.workers)
-            with open(args.out, "w", encoding="utf-8") as fh:  # after every fit: a long run keeps its work
-                json.dump(doc, fh, indent=1)
-                fh.write("\n")
+    try:
+        with workers_ignore_sigint():
+            for name in chosen:
+                for players in args.players:
+                    levels.setdefault(name, {})[str(players)] = _fit(args, by_name[name], players)
+                    doc["model"] = calibrate.MODEL
+                    _write(args.out, doc)  # after every fit: a long run keeps its work
+    except KeyboardInterrupt:
+        say_interrupted("calibrate", f": the fits finished before are in {args.out}", after_bar=False)
+        return INTERRUPTED
     calibrate.load_calibration.cache_clear()
     return 0

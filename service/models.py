@@ -133,7 +133,8 @@ WIN_PROB = (
     "search's mean reward and the game's progress mapped by a logistic fit on self-play games of the "
     "level (bots/win_calibration.json; held-out Brier scores in BENCHMARKS.md). null when the level "
     "has no fit for this number of players (a level file other than the shipped one, or a preset "
-    "changed since its fit). mean_reward is the raw score."
+    "changed since its fit), and for a forced decision (one legal decision: no search). "
+    "mean_reward is the raw score."
 )
 EXPECTED_VP = "The player to move's VP at the search's leaves, a few decisions ahead; not its final score."
 

@@ -114,8 +114,11 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]], game: Any = None) -> 
     if len(parts) == 1:
         answer = dict(parts[0])
     else:
-        position = bots_suggest.position_of(spec.state if game is None else game)
-        answer = dict(engine.finite(bots_suggest.merge_parts(parts, position=position)))
+        if game is None:
+            game = engine_ext.from_json(spec.state)
+        merged = bots_suggest.merge_parts(parts, position=bots_suggest.position_of(game))
+        # win_prob of the merged mean reward (the map is not linear: not the mean of the parts')
+        answer = dict(engine.finite(bots_suggest.calibrate_answer(merged, game, spec.level)))
     answer["seed"] = spec.seed
     answer["parts"] = len(parts)
     if spec.level is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -12,7 +12,7 @@ import engine_ext
 from engine_ext import Engine, Game
 
 
-def missing_build(what: str) -> None:
+def missing_build(what: str) -> NoReturn:
     """A compiled build (`what`) is not there: a failure where it must be (CI, the README's test
     command: KASHGAR_REQUIRE_COMPILED), else a skip."""
     if os.environ.get("CI") or os.environ.get("KASHGAR_REQUIRE_COMPILED"):

@@ -331,6 +331,19 @@ def test_ctrl_c_stops_tune_and_its_pool(tmp_path: Path) -> None:
     assert out == "" and not (tmp_path / "l.toml").exists()
 
 
+def test_ctrl_c_stops_calibrate_and_keeps_the_fits_written(tmp_path: Path) -> None:
+    """Ctrl-C during `kashgar calibrate` printed tracebacks and ended by the signal; the calibration
+    file is written whole (a new file moved over it), so what was fitted before stays readable."""
+    out_file = tmp_path / "cal.json"
+    argv = ["calibrate", "--levels", "novice,beginner", "--players", "2", "-n", "20000", "-j", "2",
+            "--out", str(out_file)]
+    code, out, err = ctrl_c(argv, rb"novice 2p: 100/20000 games\n")
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert err.strip().splitlines()[-1].startswith("kashgar calibrate: interrupted")
+    assert not out_file.exists() and not list(tmp_path.iterdir())  # nothing fitted yet, no partial file
+
+
 def test_an_error_during_the_games_is_not_taken_for_a_bad_argument(monkeypatch: pytest.MonkeyPatch) -> None:
     """The arena turned every ValueError into a usage line and exit 2, a bug in game 6 as well
     (and the games played were lost): only the settings are checked that way now."""
