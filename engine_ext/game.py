@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from types import ModuleType
 from typing import Any
 
@@ -156,6 +157,24 @@ class Game:
         self.state.apply_unchecked(code)
         return events(before, self.state.export(), self.engine.data, observer, sampled_for=self.observer)
 
+    def outcome_made_up(self, d: DecisionLike) -> bool:
+        """On a game loaded from a view: whether what `d` leads to, as that view's seat sees it,
+        hangs on what the view made up (its decks' order and its shuffles: a draw, a refill of the
+        display from the contract deck, a reshuffle of the discard pile). `d` is applied here and
+        in `SAMPLED_WORLDS` other worlds that agree with the view (`determinize`), and the views
+        after it compared. False on a full state, whose order is the real one."""
+        if self.observer is None:
+            return False
+        code = self.code(d)
+        seen: set[str] = set()
+        for seed in range(SAMPLED_WORLDS + 1):
+            st = self.state.clone() if seed == 0 else self.state.determinize(self.observer, seed)
+            st.apply_unchecked(code)
+            seen.add(json.dumps(dump_doc(st.export(), 1, self.engine.data, self.observer), sort_keys=True))
+            if len(seen) > 1:
+                return True
+        return False
+
     def clone(self) -> Game:
         return Game(self.engine, self.state.clone(), self.observer)
 
@@ -184,6 +203,7 @@ class Game:
 
 
 DECKS = (L.L_STD, L.L_SPC)  # the places with a hidden order
+SAMPLED_WORLDS = 8  # other worlds `Game.outcome_made_up` compares with
 PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is seen by the drawer alone
 
 

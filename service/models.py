@@ -270,9 +270,10 @@ class ApplyResponse(WithLegal):
         "given view does not know has `sampled: true`."
     )
     sampled: bool = Field(
-        description="True when the state given was a view and the decision drew a card from a deck "
-        "whose order that view does not know: the view's order is made up, so the draw is one "
-        "possible draw, not the real one (apply on the full state to play a real game)."
+        description="True when the state given was a view and what the decision led to hangs on what "
+        "that view does not know (a draw from a deck, a refill of the display from the contract deck, "
+        "a reshuffle of the discard pile): the view's order is made up, so the result is one possible "
+        "outcome, not the real one (apply on the full state to play a real game)."
     )
     request_id: str
 

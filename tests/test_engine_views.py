@@ -3,6 +3,8 @@ plays from a view with the decks left out."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from engine_ext import Engine
@@ -114,3 +116,47 @@ def test_a_draw_from_a_view_s_made_up_deck_order_is_marked_sampled(engine: Engin
                     known += 1
                     assert e["card"] in real_cards, (seed, str(d), e)
     assert marked > 100 and known > 0
+
+
+def _cards(deck: Any) -> int:
+    """How many cards a full state's deck holds (a list, or {"cards": [...], "known_by": [...]})."""
+    return len(deck["cards"]) if isinstance(deck, dict) else len(deck)
+
+
+def test_a_view_s_made_up_refills_and_reshuffles_are_told_apart_from_real_outcomes(engine: Engine) -> None:
+    """A fulfil refills the display from the contract deck, and an empty Standard deck is refilled
+    by shuffling the discard pile: on a view both are made up, with no card event to mark them.
+    `outcome_made_up` compares the outcome in other worlds that agree with the view; it is true
+    for those, false on the full state and for decisions that draw nothing."""
+    import random
+
+    found = {"refill": 0, "reshuffle": 0, "nothing": 0}
+    for seed in range(6):
+        g = engine.new_game(4, seed=seed)
+        rnd = random.Random(seed)
+        while not g.is_terminal and min(found.values()) < 3:
+            view = engine.from_json(g.to_json(observer=g.current_player))
+            d = rnd.choice(g.legal())
+            before = g.to_json()
+            if view.hidden_from(view.observer):
+                g.apply(d)
+                continue
+            made_up = view.outcome_made_up(str(d))
+            assert not g.outcome_made_up(d)  # the full state's order is the real one
+            events = g.apply(d)
+            after = g.to_json()
+            refill = _cards(before["decks"]["contract"]) > _cards(after["decks"]["contract"])
+            drew = before["decks"] != after["decks"]  # a draw, even one put back (the Bauer's contracts)
+            reshuffle = any(e["event"] == "card" and e["from"] == "discard" and e["to"] == "drawn" for e in events)
+            moved = any(e["event"] == "card" and e["from"] in ("standard deck", "special deck", "discard")
+                        for e in events) or before["display"] != after["display"] or before["pending"] or drew
+            if refill and "fulfil" in str(d):
+                found["refill"] += 1
+                assert made_up, (seed, str(d))
+            elif reshuffle:
+                found["reshuffle"] += 1
+                assert made_up, (seed, str(d))
+            elif not moved and not after["pending"]:
+                found["nothing"] += 1
+                assert not made_up, (seed, str(d))
+    assert min(found.values()) >= 1, found

@@ -270,6 +270,28 @@ def test_apply_on_a_view_marks_a_draw_from_its_made_up_deck_order(client: FlaskC
     assert drawn and all(e["sampled"] is True for e in drawn) and out["sampled"] is True
 
 
+def test_apply_on_a_view_marks_a_made_up_refill_of_the_display(client: FlaskClient) -> None:
+    """A fulfil refills the display from the contract deck, whose order a view makes up: no card
+    event shows it, but the answer is `sampled` (it was not)."""
+    import random
+
+    g = engine_ext.new_game(players=2, seed=0)
+    rnd = random.Random(0)
+    while not g.is_terminal:
+        d = rnd.choice(g.legal())
+        view = g.to_json(observer=g.current_player)
+        full = g.to_json()
+        g.apply(d)
+        if str(d).startswith("fulfil") and g.to_json()["display"] != full["display"] and not engine_ext.from_json(
+                view).hidden_from(view["observer"]):
+            out = client.post("/apply", json={"state": view, "decision": str(d)}).json
+            assert out["sampled"] is True, out
+            real = client.post("/apply", json={"state": full, "decision": str(d)}).json
+            assert real["sampled"] is False and real["state"]["display"] == g.to_json()["display"]
+            return
+    raise AssertionError("no fulfil that refills the display in game 0")
+
+
 def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
     legal_texts = {d["text"] for d in game["legal"]}
     illegal = next(t for t in ("c3:a", "c2:b", "skip", "pay 9", "c0:part", "c1:part") if t not in legal_texts)

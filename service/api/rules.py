@@ -91,6 +91,7 @@ def apply() -> Response:
     decision = engine.parse_decision(game, req.decision, "/decision")
     observer = req.observer if req.observer is not None else game.observer
     try:
+        made_up = game.outcome_made_up(decision)  # before the game moves on
         events = game.apply(decision, observer=observer)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise APIError(422, "illegal_decision", f"cannot apply {decision}: {exc}", "/decision") from None
@@ -98,6 +99,6 @@ def apply() -> Response:
     body["state"] = _to_json(game, observer, "/observer")
     body["decision"] = engine.decision_json(decision)
     body["events"] = events
-    body["sampled"] = any(e.get("sampled") for e in events)
+    body["sampled"] = made_up or any(e.get("sampled") for e in events)
     body.update(engine.legal_seen_by(game, observer))
     return jsonify(with_request_id(body))
