@@ -158,11 +158,11 @@ def _rated(ladder: list[Level], final: list[Step]) -> list[Level]:
     return out
 
 
-def calibrate(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
-              grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
-              log: Callable[[str], None] | None = None, from_top: bool = False,
-              floor: int = 1, cap: float = 1.0, top_games: int = 0,
-              verify: bool = False) -> tuple[list[Level], list[Step]]:
+def place_levels(levels: list[Level], *, games: int = 200, min_gap: float = 100.0, max_rounds: int = 3,
+                 grow: float = 2.0, workers: int = 1, seed: int = 0, game: str = "kashgar",
+                 log: Callable[[str], None] | None = None, from_top: bool = False,
+                 floor: int = 1, cap: float = 1.0, top_games: int = 0,
+                 verify: bool = False) -> tuple[list[Level], list[Step]]:
     """The calibrated levels (weakest first, rated) and every match played. Top down, `floor` is the
     smallest budget a preset is lowered to and `cap` the highest temperature it is raised to; a
     preset at both stays as it is (its step is reported, clear or not). `top_games` (0: `games`):
@@ -279,9 +279,9 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path | None, out_dir
     `out_dir`. A bad level file or a preset `game` cannot play is a ValueError before any game."""
     levels = check_tune(levels_in, game, out_dir)
     out = Path(out_dir)
-    tuned, steps = calibrate(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
-                             seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
-                             grow=grow, top_games=top_games, verify=verify)
+    tuned, steps = place_levels(levels, games=games, min_gap=min_gap, max_rounds=max_rounds, workers=workers,
+                                seed=seed, game=game, log=log, from_top=from_top, floor=floor, cap=cap,
+                                grow=grow, top_games=top_games, verify=verify)
     finals = final_steps(steps)
     clear = sum(1 for s in finals if s.ok)
     direction = ("verified: every preset as given, each step measured once" if verify

@@ -119,13 +119,13 @@ def test_a_finer_grow_takes_finer_steps() -> None:
 @pytest.mark.parametrize("from_top", [True, False])
 def test_the_step_below_the_strongest_level_plays_its_own_number_of_games(tmp_path: Path,
                                                                           from_top: bool) -> None:
-    from bots.tune import calibrate
+    from bots.tune import place_levels
 
     small, _ = _toy_presets(load_levels()[:3], tmp_path)
-    _, steps = calibrate(small, games=10, top_games=4, max_rounds=0, game="toy", from_top=from_top)
+    _, steps = place_levels(small, games=10, top_games=4, max_rounds=0, game="toy", from_top=from_top)
     games = {(s.lower, s.upper): s.games for s in steps}
     assert games == {("novice", "beginner"): 10, ("beginner", "casual"): 4}
-    _, steps = calibrate(small, games=6, max_rounds=0, game="toy", from_top=from_top)
+    _, steps = place_levels(small, games=6, max_rounds=0, game="toy", from_top=from_top)
     assert [s.games for s in steps] == [6, 6]
 
 

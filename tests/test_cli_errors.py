@@ -129,7 +129,7 @@ def test_an_error_during_tune_games_is_not_called_a_usage_error(tmp_path: Path,
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("a bug inside a game")
 
-    monkeypatch.setattr(bots.tune, "calibrate", broken)
+    monkeypatch.setattr(bots.tune, "place_levels", broken)
     levels = toy_levels(tmp_path / "toy.toml", ("a", 4, 0.0), ("b", 8, 0.0))
     with pytest.raises(ValueError, match="a bug inside a game"):
         main(["tune", "--game", "toy", "-n", "1", "-j", "1", "--levels", levels, "--out", str(tmp_path / "l.toml"),
