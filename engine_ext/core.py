@@ -1320,14 +1320,11 @@ class State:
                     self.d[O_CLOC + card] = CL_LIMBO
                     self.d[O_CKNOWN + card] = 1 << p
                     self._limbo_add(card)
-                if op == OP_CWHEAT:
-                    m = 0
-                    for i in range(self.d[S_LIMBO_N]):
-                        if self.R.con_kind[self.d[O_LIMBO + i]] == CK_WHEAT:
-                            m = 1
-                    if m:
-                        self.d[S_PEND] = P_WHEAT
-                        return
+                if op == OP_CWHEAT and self.d[S_LIMBO_N] > 0:
+                    # asked even when none has a wheat field (only `skip`): the drawn contracts are
+                    # the player's alone, and a turn going on without a pause would tell the others
+                    self.d[S_PEND] = P_WHEAT
+                    return
                 if op == OP_CFREE and b > 0 and self._cfree_count(-1) > b:
                     # more free contracts than may be taken (b): the player picks b of them
                     self.d[S_N] = b

@@ -415,7 +415,7 @@ def test_a_view_with_made_up_drawn_cards_may_offer_one_decision(engine: Engine) 
         if g.hidden_from(other):
             view = engine.from_json(g.to_json(observer=other))
             if len(view.legal_codes()) == 1:
-                assert len(g.legal_codes()) > 1  # the real step is asked
+                assert engine.from_json(g.to_json()).legal_codes() == g.legal_codes()  # the real one loads too
                 return
     raise AssertionError("no view with one made-up decision in game 0")
 

@@ -13,7 +13,7 @@ GOLDEN = [
     (2, 1, 0, 5, 3324),
     (3, 2, 0, 4, 495),
     (4, 3, 0, 4, 468),
-    (2, 5, 60, 5, 4175),
+    (2, 5, 60, 5, 4110),  # 4175 before the Bauer asked its wheat choice with no wheat field (skip only)
     (3, 11, 150, 4, 226),  # the walk routes 3 Hirte players at decisions 71-73 (14 routes each, were 2)
     (4, 17, 90, 4, 1010),
 ]
