@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from types import ModuleType
 from typing import Any
 
@@ -166,12 +165,14 @@ class Game:
         if self.observer is None:
             return False
         code = self.code(d)
-        seen: set[str] = set()
+        first: dict[str, Any] | None = None
         for seed in range(SAMPLED_WORLDS + 1):
             st = self.state.clone() if seed == 0 else self.state.determinize(self.observer, seed)
             st.apply_unchecked(code)
-            seen.add(json.dumps(dump_doc(st.export(), 1, self.engine.data, self.observer), sort_keys=True))
-            if len(seen) > 1:
+            seen = dump_doc(st.export(), 1, self.engine.data, self.observer)
+            if first is None:
+                first = seen
+            elif seen != first:
                 return True
         return False
 

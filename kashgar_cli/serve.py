@@ -54,13 +54,14 @@ def check_environment(args: argparse.Namespace) -> None:
     settings = service_settings(environ)
     if settings.redis_url:
         check_redis_url(settings.redis_url, "argument --redis-url" if args.redis_url else "KASHGAR_REDIS_URL")
+    from service.config import web_workers
+
     # service/gunicorn_conf.py reads it even when --workers overrides it, and refuses it the same way
-    raw = environ.get("KASHGAR_WEB_WORKERS", "")
-    if raw.strip():
-        try:
-            positive_int(raw)
-        except argparse.ArgumentTypeError as exc:
-            raise CliError(f"KASHGAR_WEB_WORKERS: {exc}") from None
+    try:
+        web_workers(environ)
+    except ValueError:
+        raw = environ["KASHGAR_WEB_WORKERS"]
+        raise CliError(f"KASHGAR_WEB_WORKERS: want a whole number >= 1, not {raw!r}") from None
 
 
 def run(args: argparse.Namespace) -> int:

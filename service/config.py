@@ -92,6 +92,23 @@ class Settings:
         return dataclasses.replace(cls(), **values)
 
 
+def web_workers(environ: Mapping[str, str]) -> int | None:
+    """KASHGAR_WEB_WORKERS, the gunicorn config's web processes (not a Settings field: the config
+    reads it before any app exists): None when unset or blank (one per core); ValueError for a
+    value that is not a whole number >= 1 (0 would start a gunicorn that listens and never answers)."""
+    raw = environ.get("KASHGAR_WEB_WORKERS", "")
+    if not raw.strip():
+        return None
+    try:
+        count = int(raw)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise ValueError(f"KASHGAR_WEB_WORKERS={raw!r}: want a whole number of web worker processes >= 1 "
+                         "(unset: one per core)")
+    return count
+
+
 # The least value of each number (1 unless named here): times in seconds may be fractions.
 MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
                              "redis_timeout": 0.01}

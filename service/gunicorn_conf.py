@@ -15,6 +15,8 @@ import shutil
 import tempfile
 from typing import Any
 
+from service.config import web_workers as _parse_web_workers  # not "config": a gunicorn setting
+
 #: Directories `prepare_environment` made for this server; removed when it exits (`on_exit`).
 _MADE: list[str] = []
 
@@ -27,19 +29,13 @@ def cpu_count() -> int:
 
 
 def web_workers() -> int:
-    """KASHGAR_WEB_WORKERS (unset or blank: one per core). A value that is not a whole number >= 1
-    stops the server with one line: 0 would start a gunicorn that listens and never answers."""
-    raw = os.environ.get("KASHGAR_WEB_WORKERS", "")
-    if not raw.strip():
-        return cpu_count()
+    """KASHGAR_WEB_WORKERS (`service.config.web_workers`; unset or blank: one per core). A bad value
+    stops the server with one line."""
     try:
-        count = int(raw)
-    except ValueError:
-        count = 0
-    if count < 1:
-        raise SystemExit(f"service/gunicorn_conf.py: KASHGAR_WEB_WORKERS={raw!r}: want a whole number of web "
-                         "worker processes >= 1 (unset: one per core)")
-    return count
+        count = _parse_web_workers(os.environ)
+    except ValueError as exc:
+        raise SystemExit(f"service/gunicorn_conf.py: {exc}") from None
+    return cpu_count() if count is None else count
 
 
 def prepare_environment() -> None:
