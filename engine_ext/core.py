@@ -1325,8 +1325,11 @@ class State:
                     # the player's alone, and a turn going on without a pause would tell the others
                     self.d[S_PEND] = P_WHEAT
                     return
-                if op == OP_CFREE and b > 0 and self._cfree_count(-1) > b:
-                    # more free contracts than may be taken (b): the player picks b of them
+                if op == OP_CFREE and b > 0 and self._cfree_count(-1) >= b:
+                    # as many free contracts as may be taken (b) or more: the player picks b of them.
+                    # Asked when exactly b are free too (a pick with one outcome): the other seats
+                    # see b contracts taken either way, and a turn going on without a pause would
+                    # tell them that every contract put back was a large one
                     self.d[S_N] = b
                     self.d[S_LAST] = -1
                     self.d[S_PEND] = P_CFREE

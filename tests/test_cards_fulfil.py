@@ -295,7 +295,8 @@ def legal_or_empty(g: Any) -> set[str]:
 
 # Seed 004, line 89: "Farrier, Guild Lord: Draw 3 Orders; fulfill up to 2 for free, return others
 # under deck." With 3 small or special contracts drawn, the player chooses the 2 to fulfil (one at a
-# time, in increasing contract number); with 2 or fewer, all are taken without a question.
+# time, in increasing contract number); with exactly 2 the picks are asked too (each with one
+# outcome: see below); with 1 or none, it is taken without a question.
 
 
 @pytest.mark.parametrize("picks,returned", [(["fulfil 3", "fulfil 9"], 12), (["fulfil 3", "fulfil 12"], 9),
@@ -330,14 +331,33 @@ def test_hufschmied_a_three_small_drawn_fulfils_the_two_chosen(engine: Any, pick
     assert_turn_over(g, 1)
 
 
-def test_hufschmied_a_two_small_and_a_large_are_taken_without_a_question(engine: Any) -> None:
-    """Drawn: small 3, large 21, small 12: both small ones fulfilled free at once, 21 under the deck."""
+def test_hufschmied_a_two_small_and_a_large_are_both_asked(engine: Any) -> None:
+    """Drawn: small 3, large 21, small 12: both small ones are fulfilled free and 21 goes under the
+    deck. The two picks are asked though each has one outcome: the other seats see 2 contracts taken
+    whether the third was large or small, and a turn going on without a pause would tell them."""
     start = resources_dict(0, mules=2)
     g = engine.from_json(solo("hufschmied", rest=("korbmacher",), res0=start, contract_top=[3, 21, 12, 5]))
     play(g, "c0:a")
+    assert g.to_json()["pending"]["wait"] == "contracts_free"
+    assert legal_or_empty(g) == {"fulfil 3"}
+    play(g, "fulfil 3")
+    assert legal_or_empty(g) == {"fulfil 12"}
+    play(g, "fulfil 12")
     doc = g.to_json()
     assert doc["seats"][0]["contracts"] == [3, 12]
     assert deck(doc, "contract")[-1] == 21
+    assert_turn_over(g, 1)
+
+
+def test_hufschmied_a_one_small_is_taken_without_a_question(engine: Any) -> None:
+    """Drawn: small 3, large 21 and 20: fewer free than may be taken, so 3 is taken at once (the
+    other seats see 1 contract taken and know by the rules that the 2 put back are large)."""
+    g = engine.from_json(solo("hufschmied", rest=("korbmacher",), res0=resources_dict(0, mules=2),
+                              contract_top=[3, 21, 20, 5]))
+    play(g, "c0:a")
+    doc = g.to_json()
+    assert doc["seats"][0]["contracts"] == [3]
+    assert sorted(deck(doc, "contract")[-2:]) == [20, 21]
     assert_turn_over(g, 1)
 
 

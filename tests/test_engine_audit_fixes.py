@@ -21,6 +21,7 @@ import pytest
 import engine_ext
 from engine_ext import Decision, DecisionError, Engine, Game, IllegalDecision, StateError
 from engine_ext.state_json import MAX_DOC_BYTES, WAIT_CODES
+from tests.builders import resources_dict, solo
 from tests.engine_helpers import require_compiled
 
 Doc = dict[str, Any]
@@ -437,6 +438,26 @@ def test_determinize_refuses_a_seat_not_in_the_game(engine: Engine, observer: An
     """The builds read an out-of-range seat differently (one sampled, the other raised)."""
     with pytest.raises(ValueError, match="observer must be a seat"):
         engine.new_game(2, seed=1).determinize(observer, 7)
+
+
+def test_the_hufschmied_pauses_alike_whatever_it_put_back(engine: Engine) -> None:
+    """The Hufschmied takes 2 of its 3 drawn contracts free. It paused only when the third could
+    have been taken free too, so the other seat, seeing no pause, knew the contract put back was a
+    large one. Now its view and events read alike for a small (9) or a large (21) third contract,
+    at every step of the turn."""
+    seen = {}
+    for third in (9, 21):
+        doc = solo("hufschmied", rest=("korbmacher",), res0=resources_dict(0, mules=2),
+                   contract_top=[3, 12, third, 5])
+        g = engine.from_json(doc)
+        steps = []
+        for d in ("c0:a", "fulfil 3", "fulfil 12"):
+            events = g.apply(d, observer=1)
+            view = g.to_json(observer=1)
+            steps.append((view["pending"], view["decks"]["contract"], [e for e in events if e["event"] == "card"]))
+        assert g.to_json()["seats"][0]["contracts"] == [3, 12]
+        seen[third] = steps
+    assert seen[9] == seen[21]
 
 
 def test_a_private_choice_is_asked_even_when_forced(engine: Engine) -> None:
