@@ -54,7 +54,7 @@ def check_environment(args: argparse.Namespace) -> None:
     settings = service_settings(environ)
     if settings.redis_url:
         check_redis_url(settings.redis_url, "argument --redis-url" if args.redis_url else "KASHGAR_REDIS_URL")
-    from service.config import web_workers
+    from service.config import health_bind, web_workers
 
     # service/gunicorn_conf.py reads it even when --workers overrides it, and refuses it the same way
     try:
@@ -62,6 +62,10 @@ def check_environment(args: argparse.Namespace) -> None:
     except ValueError:
         raw = environ["KASHGAR_WEB_WORKERS"]
         raise CliError(f"KASHGAR_WEB_WORKERS: want a whole number >= 1, not {raw!r}") from None
+    try:
+        health_bind(environ)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:

@@ -109,6 +109,20 @@ def web_workers(environ: Mapping[str, str]) -> int | None:
     return count
 
 
+def health_bind(environ: Mapping[str, str]) -> tuple[str, int] | None:
+    """KASHGAR_HEALTH_BIND, where gunicorn's master answers health probes (`service.health_listener`;
+    not a Settings field: the gunicorn config reads it): None when unset or blank; ValueError unless
+    it is HOST:PORT with a port from 1 to 65535 (an IPv4 address or a host name)."""
+    raw = environ.get("KASHGAR_HEALTH_BIND", "")
+    if not raw.strip():
+        return None
+    host, sep, port = raw.strip().rpartition(":")
+    if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535 or "[" in host:
+        raise ValueError(f"KASHGAR_HEALTH_BIND={raw!r}: want HOST:PORT (say 0.0.0.0:8001), with an IPv4 "
+                         "address or a host name and a port from 1 to 65535")
+    return host, int(port)
+
+
 # The least value of each number (1 unless named here): times in seconds may be fractions.
 MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
                              "redis_timeout": 0.01}

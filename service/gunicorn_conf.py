@@ -3,7 +3,8 @@
 One sync worker process per core: a search holds the GIL for its whole budget, so threads would
 only queue behind it; more processes than cores would only share the cores. The sync worker is
 gunicorn's own with a deadline on client sockets (`service/gunicorn_worker.py`), so a few clients
-that stall mid-request cannot freeze the server. Every value can be
+that stall mid-request cannot freeze the server. With KASHGAR_HEALTH_BIND, the master answers
+health probes on a port of its own (`service/health_listener.py`). Every value can be
 overridden on the gunicorn command line or with the environment variables named here.
 """
 
@@ -15,10 +16,13 @@ import shutil
 import tempfile
 from typing import Any
 
+from service.config import health_bind as _parse_health_bind
 from service.config import web_workers as _parse_web_workers  # not "config": a gunicorn setting
 
 #: Directories `prepare_environment` made for this server; removed when it exits (`on_exit`).
 _MADE: list[str] = []
+#: The master's health listener (`service.health_listener`), when KASHGAR_HEALTH_BIND is set.
+_HEALTH: list[Any] = []
 
 
 def cpu_count() -> int:
@@ -60,8 +64,17 @@ def prepare_environment() -> None:
                     os.remove(os.path.join(metrics, name))
 
 
+def health_address() -> tuple[str, int] | None:
+    """KASHGAR_HEALTH_BIND (`service.config.health_bind`). A bad value stops the server with one line."""
+    try:
+        return _parse_health_bind(os.environ)
+    except ValueError as exc:
+        raise SystemExit(f"service/gunicorn_conf.py: {exc}") from None
+
+
 # Checked before prepare_environment makes its directories, which a server that does not start would leave.
 workers = web_workers()
+_health_address = health_address()
 prepare_environment()
 
 wsgi_app = "service:create_app()"
@@ -80,9 +93,33 @@ errorlog = "-"
 loglevel = os.environ.get("KASHGAR_LOG_LEVEL", "info").lower()
 
 
+def when_ready(server: Any) -> None:
+    """The master is listening: start its health listener (KASHGAR_HEALTH_BIND), which answers
+    probes however busy the workers are. A port it cannot bind stops the server with one line."""
+    if _health_address is None:
+        return
+    from service.health_listener import HealthListener, arbiter_answer
+
+    try:
+        listener = HealthListener(_health_address, arbiter_answer(server))
+    except OSError as exc:
+        server.log.error("KASHGAR_HEALTH_BIND=%s:%s: cannot listen there (%s)", *_health_address, exc)
+        raise SystemExit(1) from None
+    _HEALTH.append(listener.start())
+    server.log.info("Health probes at: http://%s:%s (/healthz, /readyz)", *_health_address)
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    """A web worker closes its copy of the health listener's socket (only the master answers it)."""
+    for listener in _HEALTH:
+        listener.close_in_worker()
+
+
 def on_exit(server: Any) -> None:
-    """The server stops: the temporary job database and metrics it made go with it (a job store
-    meant to outlive the server is a KASHGAR_JOBS_DB the operator names)."""
+    """The server stops: the health listener closes, and the temporary job database and metrics it
+    made go with it (a job store meant to outlive the server is a KASHGAR_JOBS_DB the operator names)."""
+    for listener in _HEALTH:
+        listener.stop()
     for path in _MADE:
         shutil.rmtree(path, ignore_errors=True)
 

@@ -29,6 +29,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class ProcessExited(RuntimeError):
+    """Raised by a `wait_until` predicate whose process has exited: waiting longer cannot help."""
+
+
 def wait_until(predicate: Any, timeout: float, interval: float = 0.05, what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     last: Any = None
@@ -37,6 +41,8 @@ def wait_until(predicate: Any, timeout: float, interval: float = 0.05, what: str
             last = predicate()
             if last:
                 return last
+        except ProcessExited:
+            raise
         except Exception as exc:  # noqa: BLE001 - keep polling until the deadline
             last = exc
         time.sleep(interval)
@@ -236,7 +242,7 @@ class Gunicorn:
 
         def up() -> bool:
             if self.proc is not None and not self.proc.alive():
-                raise RuntimeError("gunicorn exited:\n" + self.proc.output()[-3000:])
+                raise ProcessExited("gunicorn exited")
             return http_json("GET", self.url + "/healthz", timeout=2.0)[0] == 200
 
         try:

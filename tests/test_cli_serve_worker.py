@@ -43,6 +43,10 @@ def test_serve_refuses_bad_options(argv: list[str], names: str, capsys: pytest.C
     ("KASHGAR_HEARTBEAT_TIMEOUT", "abc", "KASHGAR_HEARTBEAT_TIMEOUT='abc': could not convert"),
     ("KASHGAR_SYNC_TIMEOUT_MS", "2s", "KASHGAR_SYNC_TIMEOUT_MS='2s'"),
     ("KASHGAR_REDIS_URL", "http://user:secret@host", "KASHGAR_REDIS_URL: want a redis://"),
+    ("KASHGAR_HEALTH_BIND", "8001", "KASHGAR_HEALTH_BIND='8001': want HOST:PORT"),
+    ("KASHGAR_HEALTH_BIND", "0.0.0.0:0", "KASHGAR_HEALTH_BIND='0.0.0.0:0': want HOST:PORT"),
+    ("KASHGAR_HEALTH_BIND", "0.0.0.0:70000", "KASHGAR_HEALTH_BIND"),
+    ("KASHGAR_HEALTH_BIND", "[::]:8001", "an IPv4 address or a host name"),
 ])
 def test_serve_refuses_a_bad_environment(variable: str, value: str, names: str, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -102,4 +106,27 @@ def test_gunicorn_config_refuses_fewer_than_one_worker(value: str, tmp_path: Pat
     assert proc.stderr.strip().splitlines() == [
         f"service/gunicorn_conf.py: KASHGAR_WEB_WORKERS={value!r}: want a whole number of web worker "
         "processes >= 1 (unset: one per core)"]
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("value", "address"), [("", None), ("  ", None), ("0.0.0.0:8001", ("0.0.0.0", 8001)),
+                                                ("localhost:65535", ("localhost", 65535))])
+def test_the_health_bind_is_read_as_an_address(value: str, address: tuple[str, int] | None) -> None:
+    from service.config import health_bind
+
+    assert health_bind({"KASHGAR_HEALTH_BIND": value}) == address
+
+
+def test_gunicorn_config_refuses_a_bad_health_bind(tmp_path: Path) -> None:
+    """The documented `gunicorn -c` runs need the same one line as `kashgar serve` (not a traceback
+    once the master is up), and leave nothing behind."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KASHGAR_", "PROMETHEUS_"))}
+    env.update(KASHGAR_HEALTH_BIND="nowhere", TMPDIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+                           "--bind", "127.0.0.1:0"], capture_output=True, text=True, timeout=30, env=env,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.strip().splitlines() == [
+        "service/gunicorn_conf.py: KASHGAR_HEALTH_BIND='nowhere': want HOST:PORT (say 0.0.0.0:8001), with an "
+        "IPv4 address or a host name and a port from 1 to 65535"]
     assert list(tmp_path.iterdir()) == []

@@ -36,3 +36,14 @@ def test_locust_smoke_no_failed_request(tmp_path: Path) -> None:
     for name in ("/suggest [novice]", "async search [total]", "/legal", "/apply", "/games"):
         assert res.count(name) > 0, (name, sorted(res.rows))
     assert res.html.exists() and res.html.stat().st_size > 1000
+
+
+def test_probe_latency_tool_runs(tmp_path: Path) -> None:
+    """`python -m loadtests.probes` (BENCHMARKS: health probes under saturation), shortened: with
+    the only web worker busy, every probe of the master's health port is answered."""
+    from loadtests.probes import run
+
+    out = run(web_workers=1, clients=3, search_ms=600, seconds=6.0, log_dir=str(tmp_path / "logs"))
+    assert out["searches"]["answered_200"] > 0 and out["searches"]["other"] == 0, out
+    assert out["readyz_health_port"]["answered"] >= 3 and out["readyz_health_port"]["failed"] == 0, out
+    assert out["readyz_api_port"]["failed"] == 0, out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from .. import engine
 from ..models import Health, Ready
-from ..openapi import _version, operation
+from ..openapi import operation
+from ..readiness import health, readiness
 from .common import manager
 
 bp = Blueprint("health", __name__)
@@ -15,7 +15,7 @@ bp = Blueprint("health", __name__)
 @bp.get("/healthz")
 @operation("/healthz", "get", summary="Liveness", tag="meta", responses={200: ("Alive.", Health)})
 def healthz() -> Response:
-    return jsonify({"status": "ok", "version": _version(), "compiled": engine.compiled(), "backend": manager().backend})
+    return jsonify(health(manager()))
 
 
 @bp.get("/readyz")
@@ -30,26 +30,5 @@ def healthz() -> Response:
     },
 )
 def readyz() -> tuple[Response, int]:
-    checks: dict[str, str] = {}
-    ok = True
-    try:
-        engine.levels()
-        engine.cards()
-        checks["engine"] = "ok (compiled)" if engine.compiled() else "ok (interpreted)"
-    except Exception as exc:  # noqa: BLE001
-        checks["engine"] = f"error: {exc}"
-        ok = False
-    try:
-        manager().store.ping()
-        manager().queue.ping()
-        checks["queue"] = "ok"
-        workers = manager().queue.workers()
-        if workers is not None:
-            checks["workers"] = str(workers)
-    except Exception as exc:  # noqa: BLE001
-        checks["queue"] = f"error: {exc}"
-        ok = False
-    body: dict[str, object] = {"ready": ok, "backend": manager().backend, "checks": checks}
-    if not ok:
-        body["error"] = "not_ready"  # kashgar_request_errors_total counts it under this code, not "other"
+    ok, body = readiness(manager())
     return jsonify(body), 200 if ok else 503

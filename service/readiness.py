@@ -1,0 +1,43 @@
+"""What `/readyz` checks, shared by the app's route and the health listener of gunicorn's master
+process (`service.health_listener`): the engine loads and the job queue answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import engine
+from .jobs import JobManager
+
+
+def health(manager: JobManager) -> dict[str, Any]:
+    """The body of `/healthz`: the process answers."""
+    from .openapi import _version
+
+    return {"status": "ok", "version": _version(), "compiled": engine.compiled(), "backend": manager.backend}
+
+
+def readiness(manager: JobManager) -> tuple[bool, dict[str, Any]]:
+    """Whether this server can serve, and the body of `/readyz` (`error: not_ready` when not)."""
+    checks: dict[str, str] = {}
+    ok = True
+    try:
+        engine.levels()
+        engine.cards()
+        checks["engine"] = "ok (compiled)" if engine.compiled() else "ok (interpreted)"
+    except Exception as exc:  # noqa: BLE001 - any failure is "not ready", named in the body
+        checks["engine"] = f"error: {exc}"
+        ok = False
+    try:
+        manager.store.ping()
+        manager.queue.ping()
+        checks["queue"] = "ok"
+        workers = manager.queue.workers()
+        if workers is not None:
+            checks["workers"] = str(workers)
+    except Exception as exc:  # noqa: BLE001
+        checks["queue"] = f"error: {exc}"
+        ok = False
+    body: dict[str, Any] = {"ready": ok, "backend": manager.backend, "checks": checks}
+    if not ok:
+        body["error"] = "not_ready"  # kashgar_request_errors_total counts it under this code, not "other"
+    return ok, body
