@@ -287,7 +287,8 @@ class Progress:
 
 def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterator[R]:
     """`fn` over `tasks` in `workers` processes, results as they come (in order, in this process,
-    when `workers` <= 1)."""
+    when `workers` <= 1); never more processes than tasks."""
+    workers = min(workers, len(tasks))
     if workers <= 1:
         for t in tasks:
             yield fn(t)

@@ -8,7 +8,7 @@ import os
 import time
 from typing import Any
 
-from kashgar_cli.errors import OUT_HELP, CliError, output_file_or_stdout, positive_int
+from kashgar_cli.errors import OUT_HELP, CliError, output_file_or_stdout, positive_int, process_count
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 from kashgar_cli.provenance import provenance
 
@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("bots", nargs="+", help="bot specs, one per seat or cycled over the seats")
     p.add_argument("-n", "--games", type=positive_int, default=100)
     p.add_argument("-p", "--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
+    p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1, help="processes")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--game", choices=("kashgar", "toy"), default="kashgar")
     p.add_argument("--engine", choices=("default", "compiled", "interpreted"), default="default")

@@ -11,7 +11,7 @@ import time
 from typing import Any
 
 import engine_ext
-from kashgar_cli.errors import OUT_HELP, CliError, check_seeds, output_file, positive_int
+from kashgar_cli.errors import OUT_HELP, CliError, check_seeds, output_file, positive_int, process_count
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 from kashgar_cli.provenance import provenance
 
@@ -81,7 +81,7 @@ def register(sub: Any) -> None:
     p.add_argument("--players", type=_players, default=[2, 3, 4], help="seat counts, e.g. 2,3,4 (default)")
     p.add_argument("-n", "--games", type=positive_int, default=500, help="self-play games per level and seat count")
     p.add_argument("--held-out", type=float, default=0.3, help="share of the games held out of the fit to measure it")
-    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1)
+    p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=30000, help="deal seed of the first game")
     p.add_argument("--out", type=output_file, default=str(CALIBRATION_FILE),
                    help="the calibration file; levels and seat counts not played here are kept from it" + OUT_HELP)

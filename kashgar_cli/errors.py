@@ -56,6 +56,21 @@ positive_int = at_least(1)
 nonneg_int = at_least(0)
 
 
+def most_processes() -> int:
+    """The most worker processes `-j` takes: 4 per core, and at least 64 (each is a whole Python
+    process with the engine loaded: thousands of them only thrash the machine, or exhaust it)."""
+    return max(64, 4 * (os.cpu_count() or 1))
+
+
+def process_count(text: str) -> int:
+    """An argparse type: a number of worker processes, 1..`most_processes()`."""
+    value = positive_int(text)
+    if value > most_processes():
+        raise argparse.ArgumentTypeError(f"want at most {most_processes()} processes (4 per core of this machine, "
+                                         f"at least 64), not {text!r}")
+    return value
+
+
 def port_number(text: str) -> int:
     """An argparse type: a TCP port, 1..65535."""
     try:

@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from kashgar_cli.errors import OUT_HELP, CliError, at_least, output_file, positive_int
+from kashgar_cli.errors import OUT_HELP, CliError, at_least, output_file, positive_int, process_count
 
 
 def register(subparsers: Any) -> None:
@@ -19,7 +19,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--policy", default="greedy:evaluator=kashgar", help="bot spec that plays the games")
     p.add_argument("-n", "--games", type=at_least(2), default=600, help="games (some are held out: at least 2)")
     p.add_argument("-p", "--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1)
+    p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--l2", type=float, default=20.0, help="L2 penalty on the card values")
     p.add_argument("--every", type=positive_int, default=1, help="keep every k-th turn start of a game")

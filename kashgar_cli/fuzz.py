@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from engine_ext.fuzz import GameResult
-from kashgar_cli.errors import check_seeds, positive_int
+from kashgar_cli.errors import check_seeds, process_count
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 
 
@@ -118,7 +118,7 @@ def register(subparsers: Any) -> None:
                     "mover's view and a determinization of it. Exit status 1 if any check failed.")
     p.add_argument("-n", "--games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0, help="the first game's seed (games use seed, seed+1, ...)")
-    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1, help="processes")
+    p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1, help="processes")
     p.add_argument("--engine", choices=("default", "compiled", "interpreted"), default="default")
     p.add_argument("--both-builds", action="store_true",
                    help="play each game on the compiled and the interpreted engine in lockstep and check "

@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from kashgar_cli.errors import CliError
+from kashgar_cli.errors import CliError, process_count
 
 
 def register(subparsers: Any) -> None:
@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--iterations", type=int, default=None, help="budget in iterations (overrides the level's)")
     p.add_argument("--time-ms", type=int, default=None, help="budget in milliseconds (overrides the level's)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("-j", "--workers", type=int, default=1, help="root-parallel processes")
+    p.add_argument("-j", "--workers", type=process_count, default=1, help="root-parallel processes")
     p.add_argument("--json", action="store_true", help="print the whole answer as JSON")
     p.set_defaults(func=run)
 

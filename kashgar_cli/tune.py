@@ -7,7 +7,16 @@ import os
 import sys
 from typing import Any
 
-from kashgar_cli.errors import OUT_HELP, CliError, float_above, input_file, nonneg_int, output_file, positive_int
+from kashgar_cli.errors import (
+    OUT_HELP,
+    CliError,
+    float_above,
+    input_file,
+    nonneg_int,
+    output_file,
+    positive_int,
+    process_count,
+)
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 
 DEFAULT_OUT = "bots/levels.toml"
@@ -40,7 +49,7 @@ def register(subparsers: Any) -> None:
                    help="replays allowed per step after its first match, with the preset adjusted each time "
                         "(rounds are numbered from 0: N plays rounds 0..N, at most N+1 matches a step; 0: one "
                         "match per step; default 3: up to 4)")
-    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1)
+    p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--game", choices=("kashgar", "toy"), default="kashgar",
                    help="toy: the test game, which plays only presets with evaluator default or vp")

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from kashgar_cli.errors import OUT_HELP, CliError, input_file, output_file, positive_int
+from kashgar_cli.errors import OUT_HELP, CliError, input_file, output_file, positive_int, process_count
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +35,7 @@ def register(subparsers: Any) -> None:
                    help="who plays the game pairs: greedy (default), or a search (an ismcts: spec or a level) "
                         "that evaluates and plays its turns by the weights")
     p.add_argument("--batch", type=positive_int, default=16, help="pairs played per weight vector")
-    p.add_argument("-j", "--workers", type=positive_int, default=os.cpu_count() or 1)
+    p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=output_file, required=True, help="weights file to write" + OUT_HELP)
     p.add_argument("--log", type=output_file, default=None,

@@ -106,6 +106,26 @@ def test_bad_values_are_one_line_errors(argv: list[str], names: str, tmp_path: P
     assert not (tmp_path / "rep").exists()  # refused before any game
 
 
+@pytest.mark.parametrize("argv", [
+    ["arena", "random", "greedy", "-n", "1"], ["tune", "--out", "{tmp}/l.toml"], ["fuzz", "-n", "1"],
+    ["calibrate", "-n", "10"], ["fit-eval", "-n", "2", "--out", "{tmp}/w.json"],
+    ["tune-eval", "--out", "{tmp}/w.json"], ["suggest", "{state}"],
+])
+@pytest.mark.parametrize("workers", ["0", "100000"])
+def test_process_counts_are_bounded(argv: list[str], workers: str, tmp_path: Path, state_file: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """`-j 100000` forked a pool of 100,000 processes, whatever the number of games; now every
+    command with `-j` takes 1 to 4 per core (at least 64)."""
+    from kashgar_cli.errors import most_processes
+
+    argv = [a.format(tmp=tmp_path, state=state_file) for a in argv]
+    line = refused([*argv, "-j", workers], capsys)
+    assert "--workers" in line
+    if workers != "0":
+        assert f"want at most {most_processes()} processes" in line
+    assert list(tmp_path.iterdir()) == [Path(state_file)]
+
+
 def test_a_level_file_that_is_not_toml_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text("not [ toml")
