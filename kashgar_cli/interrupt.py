@@ -33,4 +33,5 @@ def workers_ignore_sigint() -> Iterator[None]:
 def say_interrupted(command: str, note: str = "", after_bar: bool = True) -> None:
     """The line Ctrl-C leaves on stderr (first ending the line of a progress bar, if one ran)."""
     newline = "\n" if after_bar else ""
-    print(f"{newline}kashgar {command}: interrupted{note}", file=sys.stderr)
+    name = f"kashgar {command}" if command else "kashgar"  # no command yet: Ctrl-C while it loads
+    print(f"{newline}{name}: interrupted{note}", file=sys.stderr)

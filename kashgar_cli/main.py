@@ -11,6 +11,7 @@ import importlib
 import sys
 
 from kashgar_cli.errors import CliError, error_line
+from kashgar_cli.interrupt import INTERRUPTED, say_interrupted
 
 # Modules that provide subcommands; each is imported only if present.
 SUBCOMMAND_MODULES = [
@@ -44,14 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run a subcommand; its `CliError` is one line on stderr and its exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run a subcommand; its `CliError` is one line on stderr and its exit status. Ctrl-C is one
+    line and exit status 130 in every command (those with worker processes say more themselves)."""
+    args = argparse.Namespace(command="")
     try:
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except CliError as exc:
         print(error_line(args.command, exc.message), file=sys.stderr)
         return exc.status
+    except KeyboardInterrupt:
+        say_interrupted(args.command, after_bar=False)
+        return INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -325,6 +325,31 @@ def ctrl_c(argv: list[str], ready: bytes) -> tuple[int, str, str]:
     return proc.returncode, out.decode(), (err + rest).decode()
 
 
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def test_ctrl_c_in_any_command_is_one_line_and_status_130(tmp_path: Path) -> None:
+    """Commands without worker processes (here a long `kashgar suggest`) ended on Ctrl-C with a
+    traceback of the search and the signal's status; now as the others do: one line, 130."""
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(engine_ext.new_game(players=2, seed=1).to_json()))
+    proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", "suggest", str(state), "--time-ms", "60000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while _cpu_seconds(proc.pid) < 2.0 and time.monotonic() < deadline:  # loaded, and searching
+            time.sleep(0.1)
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err.decode() == "kashgar suggest: interrupted\n" and out == b""
+
+
 @pytest.mark.parametrize("argv", [["arena", "random", "greedy", "-n", "2000"], ["fuzz", "-n", "2000"]])
 def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> None:
     code, text, err_text = ctrl_c([*argv, "-j", "2"], rb"\] [1-9]\d*/2000")  # the progress bar
