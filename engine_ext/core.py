@@ -1544,6 +1544,7 @@ class State:
         x: cython.int
         top: cython.int = self.d[stop]
         n: cython.int = self.d[sn]
+        drawn: cython.bint = False
         if not cython.compiled:
             pos = [0] * 136
             cards = [0] * 136
@@ -1561,6 +1562,7 @@ class State:
                     pos[m] = O_LIMBO + i
                     cards[m] = x
                     m += 1
+                    drawn = True
         # canonical order first (so that the result cannot depend on the hidden order) ...
         for i in range(1, m):
             x = cards[i]
@@ -1577,6 +1579,13 @@ class State:
             cards[j] = t
         for i in range(m):
             self.d[pos[i]] = cards[i]
+        if drawn:
+            # a card swapped between the deck and the drawn ones takes its new slot's place (a
+            # Special card's location, or a contract's)
+            for i in range(m):
+                x = limbo_loc if O_LIMBO <= pos[i] < O_LIMBO + LIMBO_CAP else (
+                    L_SPC if deck == DECK_SPECIAL else CL_DECK)
+                self.d[(O_LOC if deck == DECK_SPECIAL else O_CLOC) + cards[i]] = x
         # what others knew is not part of the observer's information: keep only its own
         if deck != DECK_STANDARD:
             for i in range(n):

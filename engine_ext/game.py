@@ -164,10 +164,16 @@ class Game:
         after it compared. False on a full state, whose order is the real one."""
         if self.observer is None:
             return False
+        if self.hidden_from(self.observer):  # `d` would choose among cards this view made up
+            raise StateError("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
+                             f"this view (seat {self.observer}) has not seen: its outcome is not this view's to "
+                             "judge")
         code = self.code(d)
         first: dict[str, Any] | None = None
         for seed in range(SAMPLED_WORLDS + 1):
             st = self.state.clone() if seed == 0 else self.state.determinize(self.observer, seed)
+            if not st.is_legal(code):  # a decision some worlds do not offer hangs on what is made up
+                return True
             st.apply_unchecked(code)
             seen = dump_doc(st.export(), 1, self.engine.data, self.observer)
             if first is None:
@@ -204,6 +210,7 @@ class Game:
 
 
 DECKS = (L.L_STD, L.L_SPC)  # the places with a hidden order
+CONTRACT_DECK = -1  # `_made_up_places`' name for the contract deck (card places are 0 and up)
 SAMPLED_WORLDS = 8  # other worlds `Game.outcome_made_up` compares with
 PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is seen by the drawer alone
 
@@ -222,6 +229,31 @@ def seen_by(events: list[dict[str, Any]], observer: int | None, drawer: int) -> 
             + [dict(e, card=None) for e, h in zip(events, hidden, strict=True) if h])
 
 
+def _made_up_places(before: list[int], after: list[int], data: CardData, sampled_for: int | None) -> set[int]:
+    """The places a card drawn from was made up on a view of seat `sampled_for` (None: a full
+    state, nothing made up): a deck (`DECKS`, or `CONTRACT_DECK`) whose cards that seat does not
+    know hold more than one kind, and the discard pile when it was reshuffled into the Standard
+    deck in this step (its cards moved there) holding more than one kind. A place whose unknown
+    cards are all of one kind gives that kind whatever the order: nothing is made up."""
+    if sampled_for is None:
+        return set()
+    kinds: dict[int, set[int]] = {}
+    for card in range(len(data.card_kind)):
+        place = before[L.O_LOC + card]
+        if place == L.L_DISC or (place in DECKS and not (before[L.O_KNOWN + card] >> sampled_for) & 1):
+            kinds.setdefault(place, set()).add(data.card_kind[card])
+    places = {place for place, found in kinds.items() if len(found) > 1 and place != L.L_DISC}
+    if L.L_DISC in kinds and len(kinds[L.L_DISC]) > 1 and any(
+            before[L.O_LOC + card] == L.L_DISC and after[L.O_LOC + card] == L.L_STD
+            for card in range(len(data.card_kind))):
+        places.add(L.L_DISC)
+    unknown = sum(1 for c in range(L.NCON)
+                  if before[L.O_CLOC + c] == L.CL_DECK and not (before[L.O_CKNOWN + c] >> sampled_for) & 1)
+    if unknown > 1:
+        places.add(CONTRACT_DECK)
+    return places
+
+
 def events(before: list[int], after: list[int], data: CardData, observer: int | None = None,
            sampled_for: int | None = None) -> list[dict[str, Any]]:
     """What a decision changed, as a list of events (resources, cards, contracts), as `observer`
@@ -230,6 +262,8 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
     is marked `"sampled": true`."""
     out: list[dict[str, Any]] = []
     n = after[L.S_PLAYERS]
+    made_up = _made_up_places(before, after, data, sampled_for)
+    seat = 0 if sampled_for is None else sampled_for  # read only when `made_up` holds a place
     for p in range(n):
         for r, name in enumerate(RESOURCES):
             i = L.O_RES + p * 7 + r
@@ -238,8 +272,12 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
                             "from": before[i], "to": after[i]})
     for c in range(L.NCON):
         if before[L.O_CLOC + c] != after[L.O_CLOC + c] and 0 <= after[L.O_CLOC + c] < 4:
-            out.append({"event": "fulfil", "player": after[L.O_CLOC + c], "contract": c + 1,
-                        "vp": data.contracts[c].vp})
+            fulfil: dict[str, Any] = {"event": "fulfil", "player": after[L.O_CLOC + c], "contract": c + 1,
+                                      "vp": data.contracts[c].vp}
+            if (before[L.O_CLOC + c] == L.CL_DECK and CONTRACT_DECK in made_up
+                    and not (before[L.O_CKNOWN + c] >> seat) & 1):
+                fulfil["sampled"] = True  # drawn from the contract deck and taken at once (a Hufschmied)
+            out.append(fulfil)
     names = {L.L_STD: "standard deck", L.L_DISC: "discard", L.L_SPC: "special deck", L.L_BOX: "removed",
              L.L_LIMBO: "drawn", L.L_SPARE: "spare", L.L_UNUSED: "unused"}
     for card in range(len(data.card_kind)):
@@ -251,8 +289,9 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
             ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))
             if before[L.O_FLIP + card] != after[L.O_FLIP + card]:
                 ev["turned"] = "matriarch" if after[L.O_FLIP + card] else "patriarch"
-            if (sampled_for is not None and a in DECKS and a != b
-                    and not (before[L.O_KNOWN + card] >> sampled_for) & 1):
+            # drawn from a made-up order (from a reshuffled discard pile: into the deck is no draw)
+            unseen = b != L.L_STD if a == L.L_DISC else not (before[L.O_KNOWN + card] >> seat) & 1
+            if a != b and a in made_up and unseen:
                 ev["sampled"] = True
             if a == L.L_LIMBO and b == L.L_LIMBO:
                 continue

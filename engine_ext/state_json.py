@@ -689,7 +689,24 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
         d[L.S_ZCON] = zc - 1
     elif zc is not None:
         raise StateError("/pending/contract", f"only the Zimtfürst's cinnamon names a contract, not {pend['wait']}")
-    return _load_drawn(pend, b, here, wait, what, doc.get("observer"))
+    unnamed = _load_drawn(pend, b, here, wait, what, doc.get("observer"))
+    if wait == L.P_CFREE and not unnamed:
+        _check_free_picks(d, data)
+    return unnamed
+
+
+def _check_free_picks(d: list[int], data: CardData) -> None:
+    """A Hufschmied's pick among named drawn contracts waits as play makes it wait: with as many
+    free ones (not large) as it may take, or more, before the first pick, and one at least above
+    the last pick after it (else play takes them, or ends the step, without asking)."""
+    free = [c + 1 for c in (d[L.O_LIMBO + i] for i in range(d[L.S_LIMBO_N]))
+            if data.contracts[c].kind != "large" and c > d[L.S_LAST]]
+    if d[L.S_LAST] == -1 and len(free) < d[L.S_N]:
+        raise StateError("/pending/drawn", f"the Hufschmied picks {d[L.S_N]} of its free contracts only when at least "
+                                           f"{d[L.S_N]} are free (not large); free here: {free or 'none'}")
+    if not free:
+        raise StateError("/pending/drawn", f"no free contract (not large) is left above contract {d[L.S_LAST] + 1}, "
+                                           "the last pick: play would have ended the step")
 
 
 def _acting_card(pend: dict[str, Any], b: _Builder, slug: str, car: int, here: program.Stop) -> int:

@@ -3,6 +3,8 @@ plays from a view with the decks left out."""
 
 from __future__ import annotations
 
+import json
+import random
 from typing import Any
 
 import pytest
@@ -161,3 +163,140 @@ def test_a_view_s_made_up_refills_and_reshuffles_are_told_apart_from_real_outcom
                 found["nothing"] += 1
                 assert not made_up, (seed, str(d))
     assert min(found.values()) >= 1, found
+
+
+# ---- what a view made up (fourth audit, 2026-11-24) ----------------------------------------------
+
+from engine_ext import core as L  # noqa: E402
+from engine_ext.state_json import StateError  # noqa: E402
+from tests.builders import make_state  # noqa: E402
+
+ADELIGE = [["adelige", "patriarch"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
+HUFSCHMIED = [["hufschmied", "patriarch"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
+
+
+def test_a_draw_from_a_reshuffled_discard_pile_is_marked_sampled(engine: Engine) -> None:
+    """The Standard deck is empty and the discard pile (7 Gewürzhändler, 1 Marktfrau) is
+    reshuffled into it before a draw: on a view that draw is made up. It was unmarked, and
+    `outcome_made_up`'s 9 worlds often all drew a Gewürzhändler too, so `/apply` said
+    `sampled: false`."""
+    base = engine.new_game(2, seed=0).to_json()
+    pile = ["gewuerzhaendler"] * 3 + ["marktfrau"] + ["gewuerzhaendler"] * 4
+    std = list(base["decks"]["standard"])
+    for card in pile:
+        std.remove(card)
+    doc = dict(base, discard=pile, removed=std, decks=dict(base["decks"], standard=[]))
+    g = engine.from_json(doc)
+    view = engine.from_json(g.to_json(observer=g.current_player))
+    events = view.apply("c0:a")
+    drawn = [e for e in events if e["event"] == "card" and e["from"] == "discard" and e["to"] != "standard deck"]
+    into_deck = [e for e in events if e["event"] == "card" and e["to"] == "standard deck"]
+    assert drawn and all(e.get("sampled") for e in drawn), events
+    assert into_deck and not any(e.get("sampled") for e in into_deck)  # the reshuffle itself is no draw
+    # the same draw in the full state is the real one, and a pile of one kind makes nothing up
+    assert not any(e.get("sampled") for e in engine.from_json(doc).apply("c0:a"))
+    one_kind = dict(doc, discard=["gewuerzhaendler"] * 8, removed=[*std, "marktfrau"])
+    one_kind["removed"].remove("gewuerzhaendler")
+    g1 = engine.from_json(one_kind)
+    assert not any(e.get("sampled") for e in engine.from_json(g1.to_json(observer=g1.current_player)).apply("c0:a"))
+
+
+def test_a_draw_from_cards_of_one_kind_is_not_marked_sampled(engine: Engine) -> None:
+    """A Special deck holding two Bootsmänner only: whatever the order, the Adelige draws both, so
+    nothing is made up (`outcome_made_up` said so; the events said `sampled`)."""
+    removed = [k for k in ("fahrender_haendler", "gildenherr", "haendlertochter", "hufschmied", "schneider")
+               for _ in range(2)]
+    doc = make_state(caravans=[ADELIGE, None], removed=removed, decks={"special": {"count": 2}})
+    view = engine.from_json(engine.from_json(doc).to_json(observer=0))
+    assert not view.outcome_made_up("c0:a")
+    cards = [e for e in view.apply("c0:a") if e["event"] == "card"]
+    assert [e["card"] for e in cards] == ["bootsmann", "bootsmann"] and not any(e.get("sampled") for e in cards)
+
+
+def test_a_contract_the_hufschmied_draws_and_takes_at_once_is_marked_sampled(engine: Engine) -> None:
+    """With one free contract among its three, the Hufschmied takes it without a pause: on a view
+    that contract came from a made-up deck order, and its fulfil event named it unmarked."""
+    doc = make_state(caravans=[HUFSCHMIED, None], contract_top=[1, 21, 20])  # 1 is small, 20 and 21 large
+    g = engine.from_json(doc)
+    assert [e for e in g.clone().apply("c0:a") if e["event"] == "fulfil"] == [
+        {"event": "fulfil", "player": 0, "contract": 1, "vp": 2}]  # the real one, unmarked
+    seen = 0
+    rnd = random.Random(0)
+    for _ in range(100):  # views that differ in public cards make up different orders: all marked
+        pick = rnd.sample(range(1, 41), 4 + rnd.randrange(6))
+        other = engine.from_json(make_state(caravans=[HUFSCHMIED, None], display=pick[:4], contracts=[[], pick[4:]]))
+        fulfils = [e for e in engine.from_json(other.to_json(observer=0)).apply("c0:a") if e["event"] == "fulfil"]
+        assert all(e.get("sampled") for e in fulfils), fulfils
+        seen += len(fulfils)
+    assert seen > 0  # some views took one at once
+
+
+def test_outcome_made_up_refuses_a_hidden_choice(engine: Engine) -> None:
+    """Seat 1's view while seat 0 keeps one of the Special cards it drew: `keep X` names a made-up
+    card, illegal in most sampled worlds, where it was applied anyway (and wrote outside the card
+    arrays in the compiled build)."""
+    g = engine.from_json(make_state(caravans=[ADELIGE, None], special_top=["bootsmann", "gildenherr"]))
+    g.apply("c0:a")
+    view = engine.from_json(g.to_json(observer=1))
+    assert view.hidden_from(1)
+    for d in view.legal():
+        with pytest.raises(StateError) as err:
+            view.outcome_made_up(d)
+        assert err.value.pointer == "/pending/drawn"
+
+
+def test_a_sampled_world_s_drawn_cards_are_where_it_says(engine: Engine) -> None:
+    """`determinize` swapped which Special cards (or contracts) were drawn without moving their
+    places: a world's drawn cards still read as in the deck, and its events named a kept card as
+    coming from the Special deck and dropped the one put back."""
+    g = engine.from_json(make_state(caravans=[ADELIGE, None], special_top=["bootsmann", "gildenherr"]))
+    g.apply("c0:a")
+    for seed in range(1, 20):
+        world = g.determinize(1, seed)
+        d = world.state.export()
+        drawn = [d[L.O_LIMBO + i] for i in range(d[L.S_LIMBO_N])]
+        assert all(d[L.O_LOC + c] == L.L_LIMBO for c in drawn), seed
+        in_deck = [d[L.O_SPC + ((d[L.S_SPC_TOP] + i) & (L.SPC_CAP - 1))] for i in range(d[L.S_SPC_N])]
+        assert all(d[L.O_LOC + c] == L.L_SPC for c in in_deck), seed
+        cards = [e for e in world.apply(str(world.legal()[0])) if e["event"] == "card"]
+        assert sorted(e["from"] for e in cards) == ["drawn", "drawn"], cards
+    g = engine.from_json(make_state(caravans=[[["bauer", "patriarch"], ["patriarch", "marktfrau"]], None],
+                                    contract_top=[1, 2, 29]))
+    g.apply("c0:a")
+    for seed in range(1, 20):
+        d = g.determinize(1, seed).state.export()
+        assert all(d[L.O_CLOC + d[L.O_LIMBO + i]] == L.CL_LIMBO for i in range(d[L.S_LIMBO_N])), seed
+
+
+@pytest.mark.parametrize(("drawn", "last", "n", "why"), [
+    ([17, 18, 19], -1, 2, "only when at least 2 are free"),  # all large: play takes nothing, asks nothing
+    ([1, 18, 19], -1, 2, "only when at least 2 are free"),  # one free: taken at once
+    ([17, 18], 1, 1, "no free contract .not large. is left above contract 1"),  # after picking 1: step ends
+])
+def test_the_loader_refuses_hufschmied_pauses_play_never_makes(engine: Engine, drawn: list[int], last: int,
+                                                               n: int, why: str) -> None:
+    g = engine.from_json(make_state(caravans=[HUFSCHMIED, None], contract_top=[1, 2, 17], display=[4, 12, 20, 33]))
+    g.apply("c0:a")
+    doc = g.to_json()
+    assert doc["pending"]["drawn"] == [1, 2, 17] and engine.from_json(doc).legal_codes() == g.legal_codes()
+    bad = json.loads(json.dumps(doc))
+    deck = bad["decks"]["contract"]
+    cards = deck["cards"] if isinstance(deck, dict) else deck
+    for c in [1, 2, 17]:  # the real draw goes back to the deck, the edited one comes out of it
+        if c not in drawn:
+            cards.append(c)
+            if isinstance(deck, dict):
+                deck["known_by"].append(1)
+    for c in drawn:
+        if c in cards:
+            i = cards.index(c)
+            cards.pop(i)
+            if isinstance(deck, dict):
+                deck["known_by"].pop(i)
+    bad["pending"]["drawn"] = [c for c in drawn if c > last] if last > 0 else drawn
+    bad["pending"]["registers"] = {"n": n, "last": last - 1 if last > 0 else -1}
+    if last > 0:  # the first pick (contract `last`) was made and is the player's
+        bad["seats"][0]["contracts"] = sorted([*bad["seats"][0]["contracts"], last])
+        cards.remove(last) if last in cards else None
+    with pytest.raises(StateError, match=why):
+        engine.from_json(bad)
