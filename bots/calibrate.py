@@ -11,7 +11,17 @@ where t is the game's progress (the leader's VP / 25, as the search's evaluation
 `win_prob` reads: if every seat went on playing at this level, the player to move would win this
 often from positions that the search scores like this one. Whole games are held out of the fit to
 measure it (Brier score and log-loss against the raw mean reward, and a reliability table); the
-fitted weights and those measures are in `bots/win_calibration.json`.
+fitted weights and those measures are in `bots/win_calibration.json`, each entry with the model it
+was fitted under (`MODEL`; an entry of another model gives no weights).
+
+`predict` (used both to measure a fit and to answer) takes the slope in x as max(0, w1 + w3 * t): a
+fit whose slope is negative early in the game (casual 2p below t = 0.23, for one) would otherwise
+give the alternative the search likes best the lowest win_prob. So win_prob never falls as the mean
+reward rises (alternatives tie where the slope is 0). The held-out measures in the shipped file were
+taken before this clip.
+
+The service reads the file through `load_calibration`, which reads it again whenever it changes on
+disk (another mtime, size or inode), so a new fit or a mended file takes effect without a restart.
 """
 
 from __future__ import annotations
@@ -19,10 +29,11 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import random
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +147,12 @@ def fit(records: list[Record], l2: float = L2, iterations: int = 50) -> list[flo
 
 
 def predict(weights: list[float], reward: float, progress: float) -> float:
-    """The calibrated chance of winning for a mean reward at a progress."""
-    return _sigmoid(sum(w * f for w, f in zip(weights, _features(reward, progress), strict=True)))
+    """The calibrated chance of winning for a mean reward at a progress: the model with its slope in
+    x = logit(reward) taken as max(0, w1 + w3 * t), so that the chance never falls as the reward
+    rises (it would where a fit's slope is negative, early in the game)."""
+    w0, w1, w2, w3 = weights
+    _, x, t, _ = _features(reward, progress)
+    return _sigmoid(w0 + w2 * t + max(0.0, w1 + w3 * t) * x)
 
 
 def scores(probs: list[float], records: list[Record]) -> dict[str, float]:
@@ -197,41 +212,116 @@ def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> di
 def markdown(doc: dict[str, Any], min_bin: int = 500) -> str:
     """A Markdown table of a calibration file: per level and seat count, the held-out Brier score and
     log-loss of the raw mean reward and of `win_prob`, and the largest gap between predicted and
-    observed over the reliability bins holding at least `min_bin` decisions."""
+    observed over the reliability bins holding at least `min_bin` decisions. A measure an entry lacks
+    (one written by hand, or by another version) reads "-"."""
     rows = ["| level | players | games | held-out decisions | Brier raw | Brier win_prob | log-loss raw | "
             "log-loss win_prob | largest bin gap raw | largest bin gap win_prob |",
             "|---|---|---|---|---|---|---|---|---|---|"]
-    for name, by_players in doc.get("levels", {}).items():
-        for players, e in sorted(by_players.items()):
-            h = e["held_out"]
-            gaps = [max((abs(b["predicted"] - b["observed"]) for b in h[k] if b["n"] >= min_bin), default=0.0)
-                    for k in ("reliability_raw", "reliability_calibrated")]
-            rows.append(f"| {name} | {players} | {e['games']} | {h['decisions']} | {h['raw']['brier']:.4f} | "
-                        f"{h['calibrated']['brier']:.4f} | {h['raw']['log_loss']:.4f} | "
-                        f"{h['calibrated']['log_loss']:.4f} | {gaps[0]:.3f} | {gaps[1]:.3f} |")
+    levels = doc.get("levels")
+    for name, by_players in (levels.items() if isinstance(levels, dict) else ()):
+        for players, e in sorted(by_players.items() if isinstance(by_players, dict) else ()):
+            h = e.get("held_out") if isinstance(e, dict) else None
+            cells = [_cell(e, "games", fmt="d"), _cell(h, "decisions", fmt="d"),
+                     _cell(h, "raw", "brier"), _cell(h, "calibrated", "brier"),
+                     _cell(h, "raw", "log_loss"), _cell(h, "calibrated", "log_loss"),
+                     _gap(h, "reliability_raw", min_bin), _gap(h, "reliability_calibrated", min_bin)]
+            rows.append(f"| {name} | {players} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _cell(doc: Any, *keys: str, fmt: str = ".4f") -> str:
+    """doc[keys[0]][keys[1]]... formatted, or "-" where it is missing or not a number."""
+    for k in keys:
+        doc = doc.get(k) if isinstance(doc, dict) else None
+    if not _number(doc) or (fmt == "d" and not isinstance(doc, int)):
+        return "-"
+    return format(doc, fmt)
+
+
+def _gap(held_out: Any, key: str, min_bin: int) -> str:
+    """The largest |predicted - observed| over the bins of reliability table `key` with at least
+    `min_bin` decisions (0 when none has), or "-" when there is no such table."""
+    bins = held_out.get(key) if isinstance(held_out, dict) else None
+    if not isinstance(bins, list):
+        return "-"
+    gaps = [abs(b["predicted"] - b["observed"]) for b in bins
+            if isinstance(b, dict) and all(_number(b.get(k)) for k in ("n", "predicted", "observed"))
+            and b["n"] >= min_bin]
+    return f"{max(gaps, default=0.0):.3f}"
 
 
 # ---------------------------------------------------------------------------- use
 
 
-@lru_cache(maxsize=4)
-def load_calibration(path: str | None = None) -> dict[str, Any]:
-    """The calibration file (`CALIBRATION_FILE`): {"levels": {level: {players: {"weights": ...}}}};
-    empty when there is none."""
-    try:
-        with open(path or CALIBRATION_FILE, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except FileNotFoundError:  # no fits: every win_prob is None
-        return {}
-    except (OSError, ValueError) as exc:  # a damaged file is the server's fault, not the request's
-        log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", path or CALIBRATION_FILE,
-                  exc)
-        return {}
-    if not isinstance(doc, dict):
-        log.error("calibration file %s is not a JSON object: win_prob is null", path or CALIBRATION_FILE)
-        return {}
-    return doc
+Stamp = tuple[int, int, int]  # a file's inode, mtime (ns) and size: another stamp, another content
+
+
+def _stamp(st: os.stat_result) -> Stamp:
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+class CalibrationLoader:
+    """`load_calibration(path=None)`: the calibration file (`CALIBRATION_FILE` by default) as
+    {"levels": {level: {players: {"weights": ...}}}}; {} when there is none, or it is damaged (the
+    server's fault, not the request's: logged, and win_prob is null).
+
+    One os.stat per call: the parsed file is kept while its inode, mtime and size stay the same, and
+    read again when they change (`kashgar calibrate` moved a new file over it, or it was mended).
+    `cache_clear()` forgets every file read."""
+
+    MAX_FILES = 8
+
+    def __init__(self) -> None:
+        self._docs: dict[str, tuple[Stamp, dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        name = os.fspath(path or CALIBRATION_FILE)
+        try:
+            stamp = _stamp(os.stat(name))
+        except FileNotFoundError:  # no fits: every win_prob is None
+            return {}
+        except OSError as exc:
+            log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", name, exc)
+            return {}
+        with self._lock:
+            hit = self._docs.get(name)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        stamp, doc = self._read(name, stamp)
+        with self._lock:
+            if len(self._docs) >= self.MAX_FILES and name not in self._docs:
+                self._docs.clear()
+            self._docs[name] = (stamp, doc)  # a damaged file too: logged once, read again once changed
+        return doc
+
+    @staticmethod
+    def _read(name: str, stamp: Stamp) -> tuple[Stamp, dict[str, Any]]:
+        """The stamp of the file read (its own, should it be replaced since the stat) and its content."""
+        try:
+            with open(name, encoding="utf-8") as fh:
+                stamp = _stamp(os.fstat(fh.fileno()))
+                doc = json.load(fh)
+        except FileNotFoundError:  # removed since the stat
+            return stamp, {}
+        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep
+            log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", name, exc)
+            return stamp, {}
+        if not isinstance(doc, dict):
+            log.error("calibration file %s is not a JSON object: win_prob is null until it is mended", name)
+            return stamp, {}
+        return stamp, doc
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._docs.clear()
+
+
+load_calibration = CalibrationLoader()
 
 
 def preset_of(level: Any) -> dict[str, Any]:
@@ -241,11 +331,14 @@ def preset_of(level: Any) -> dict[str, Any]:
 
 def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:
     """The fitted weights of `level` (a `bots.levels.Level`) with `players` seats; None when none
-    were fitted for it, or they were fitted for other settings of its search (a changed preset)."""
+    were fitted for it, they were fitted for other settings of its search (a changed preset), or
+    under another model than this code's (`MODEL`: the weights would mean something else)."""
     levels = load_calibration(path).get("levels")
     entry = levels.get(level.name, {}) if isinstance(levels, dict) else None
     entry = entry.get(str(players)) if isinstance(entry, dict) else None
     if not isinstance(entry, dict) or entry.get("preset") != preset_of(level):
+        return None
+    if entry.get("model") != MODEL:
         return None
     weights = entry.get("weights")
     if (not isinstance(weights, list) or len(weights) != N_WEIGHTS

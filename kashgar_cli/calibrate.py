@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import engine_ext
@@ -35,6 +38,7 @@ def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
                                 log=lambda m: print(m, file=sys.stderr, flush=True))
     entry = calibrate.calibrate(records, held_out=args.held_out, seed=args.seed)
     entry["preset"] = calibrate.preset_of(level)
+    entry["model"] = calibrate.MODEL
     entry["seconds"] = round(time.perf_counter() - t0, 1)
     entry["provenance"] = provenance(workers=args.workers)
     entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} -n {args.games} "
@@ -48,17 +52,63 @@ def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
 
 
 def _write(path: str, doc: dict[str, Any]) -> None:
-    """Write the calibration file whole or not at all (a new file moved over the old one): the
-    service reads it, and an interrupted write would leave it damaged."""
+    """Write the calibration file whole or not at all (a new file, synced, moved over the old one):
+    the service reads it, and an interrupted write would leave it damaged. A failed write leaves
+    the old file as it was and no temporary file behind."""
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1)
-        fh.write("\n")
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:  # Ctrl-C included
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        if isinstance(exc, OSError):
+            raise CliError(f"argument --out: cannot write {path}: {exc}") from None
+        raise
+    with contextlib.suppress(OSError):  # the rename itself, durable too (best effort)
+        folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+
+@contextlib.contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """An exclusive lock on `path` + ".lock" (made if need be, and left there: removing it would let
+    a run waiting on the old one and a run making a new one both in): the runs that write one
+    calibration file take turns."""
+    try:
+        fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise CliError(f"argument --out: cannot lock {path}: {exc}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # and the lock with it
+
+
+def _store(path: str, level: str, players: int, entry: dict[str, Any]) -> None:
+    """Put `entry` (a fit of `level` with `players` seats) into the calibration file at `path`: under
+    the file's lock, read it again and change only that entry, so that the fits another run wrote
+    meanwhile stay."""
+    from bots.calibrate import MODEL
+
+    with _locked(path):
+        doc = _read(path, missing_ok=True)
+        doc.setdefault("levels", {}).setdefault(level, {})[str(players)] = entry
+        doc["model"] = MODEL
+        _write(path, doc)
 
 
 def _read(path: str, missing_ok: bool) -> dict[str, Any]:
-    """The calibration file at `path` ({} if it is missing and `missing_ok`); a one-line error else."""
+    """The calibration file at `path` ({} if it is missing and `missing_ok`), with its shape checked
+    ({"levels": {level: {players: {...}}}}); a one-line error naming the file else."""
     try:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
@@ -68,9 +118,33 @@ def _read(path: str, missing_ok: bool) -> dict[str, Any]:
         raise CliError(f"argument --out: no calibration file {path}") from None
     except (OSError, ValueError) as exc:
         raise CliError(f"argument --out: cannot read {path}: {exc}") from None
+    except RecursionError:
+        raise CliError(f"argument --out: cannot read {path}: JSON nested too deep") from None
     if not isinstance(doc, dict):
         raise CliError(f"argument --out: {path} is not a calibration file (a JSON object)")
+    levels = doc.get("levels", {})
+    if not isinstance(levels, dict):
+        bad = ["levels"]
+    else:
+        bad = [f"levels.{name}" for name, by_players in levels.items() if not isinstance(by_players, dict)]
+        bad += [f"levels.{name}.{players}" for name, by_players in levels.items() if isinstance(by_players, dict)
+                for players, entry in by_players.items() if not isinstance(entry, dict)]
+    if bad:
+        raise CliError(f"argument --out: {path} is not a calibration file: {bad[0]} is not a JSON object "
+                       '(want {"levels": {level: {players: {...}}}})')
     return doc
+
+
+def _check_writable(path: str) -> None:
+    """Refuse, before any game, an --out that cannot be written: its directory must exist and be
+    writable (the new file and the lock are made there) and the file itself, if there, writable."""
+    try:
+        output_file(path)
+    except argparse.ArgumentTypeError as exc:
+        raise CliError(f"argument --out: {exc}") from None
+    folder = os.path.dirname(path) or "."
+    if not os.access(folder, os.W_OK):
+        raise CliError(f"argument --out: cannot write in directory {folder!r} (the new file is made there)")
 
 
 def register(sub: Any) -> None:
@@ -83,8 +157,9 @@ def register(sub: Any) -> None:
     p.add_argument("--held-out", type=float, default=0.3, help="share of the games held out of the fit to measure it")
     p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=30000, help="deal seed of the first game")
-    p.add_argument("--out", type=output_file, default=str(CALIBRATION_FILE),
-                   help="the calibration file; levels and seat counts not played here are kept from it" + OUT_HELP)
+    p.add_argument("--out", default=str(CALIBRATION_FILE),
+                   help="the calibration file; levels and seat counts not played here are kept from it (only "
+                        "read with --table)" + OUT_HELP)
     p.add_argument("--table", action="store_true",
                    help="play nothing: print the Markdown table of the held-out measures in --out")
     p.set_defaults(func=run)
@@ -110,17 +185,15 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"argument --held-out: {args.games} games x {args.held_out} holds out {held}: want at "
                        "least one game held out and one to fit (more games, or another share)")
     check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
-    doc = _read(args.out, missing_ok=True)
-    levels = doc.setdefault("levels", {})
+    _check_writable(args.out)
+    _read(args.out, missing_ok=True)  # a file that is not a calibration file: refused before any game
     try:
         with workers_ignore_sigint():
             for name in chosen:
                 for players in args.players:
-                    levels.setdefault(name, {})[str(players)] = _fit(args, by_name[name], players)
-                    doc["model"] = calibrate.MODEL
-                    _write(args.out, doc)  # after every fit: a long run keeps its work
+                    # after every fit: a long run keeps its work, and another run's fits stay
+                    _store(args.out, name, players, _fit(args, by_name[name], players))
     except KeyboardInterrupt:
         say_interrupted("calibrate", f": the fits finished before are in {args.out}", after_bar=False)
         return INTERRUPTED
-    calibrate.load_calibration.cache_clear()
     return 0

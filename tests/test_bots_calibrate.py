@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import logging
 import math
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,6 +67,192 @@ def test_self_play_records_label_every_searched_decision_with_its_player_s_resul
     assert all(0.0 <= r.reward <= 1.0 and 0.0 <= r.progress <= 1.0 for r in recs)
     assert 0 < sum(r.won for r in recs) < len(recs)  # one seat of three won: some yes, most no
     assert recs[-1].progress >= recs[0].progress
+
+
+def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Watch the decisions `play_game` makes and the state it ends in: a record is labelled won (1)
+    exactly when its decision was the final winner's, with the search's raw mean reward."""
+    import bots.arena as arena
+
+    real_bot, real_state = arena.cached_bot, arena.new_state
+    states: list[Any] = []
+    searched: list[tuple[int, float]] = []  # (player, mean reward) of each decision kept
+
+    class Spy:
+        def __init__(self, bot: Any) -> None:
+            self.bot = bot
+
+        def analyse(self, st: Any, **kw: Any) -> Any:
+            an = self.bot.analyse(st, **kw)
+            if an.iterations > 0 and not math.isnan(an.win_prob):
+                searched.append((int(an.player), float(an.win_prob)))
+            return an
+
+    def new_state(*args: Any) -> Any:
+        states.append(real_state(*args))
+        return states[-1]
+
+    monkeypatch.setattr(arena, "cached_bot", lambda spec: Spy(real_bot(spec)))
+    monkeypatch.setattr(arena, "new_state", new_state)
+    winners = set()
+    for seed in range(5, 25):
+        searched.clear()
+        recs = calibrate.play_game(("novice", 2, seed))
+        st = states[-1]
+        assert st.is_terminal()
+        winner = int(st.winner())
+        winners.add(winner)
+        assert len(recs) == len(searched) > 0
+        assert [r.won for r in recs] == [int(p == winner) for p, _ in searched], seed
+        assert [r.reward for r in recs] == [m for _, m in searched]
+        if winners == {0, 1}:  # games won by either seat
+            break
+    assert winners == {0, 1}
+
+
+def by_hand(w: list[float], r: float, t: float) -> float:
+    """The model, written out here apart from bots.calibrate: logit P = w0 + s * x + w2 * t, with
+    x = logit(r clipped to [1e-4, 1 - 1e-4]) and the slope s = max(0, w1 + w3 * t) (w1 * x + w3 * t * x
+    where that is not negative)."""
+    r = min(1.0 - 1e-4, max(1e-4, r))
+    x = math.log(r) - math.log(1.0 - r)
+    z = w[0] + max(0.0, w[1] + w[3] * t) * x + w[2] * t
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def test_predict_is_the_model_written_out() -> None:
+    """Numbers worked out by hand: the features' order, the logit's sign, the clip of the reward
+    and the clip of the slope."""
+    w = [0.5, 1.0, -2.0, 0.5]
+    # x = ln(0.8 / 0.2) = ln 4 = 1.386294; slope 1 + 0.5 * 0.4 = 1.2; z = 0.5 + 1.2 x - 0.8 = 1.363553
+    assert calibrate.predict(w, 0.8, 0.4) == pytest.approx(0.7963366, abs=1e-7)
+    # x = ln(0.3 / 0.7) = -0.847298; slope 1.5; z = 0.5 - 1.270946 - 2 = -2.770946
+    assert calibrate.predict(w, 0.3, 1.0) == pytest.approx(0.0589145, abs=1e-7)
+    assert calibrate.predict([0.0, 1.0, 0.0, 0.0], 1.0, 0.0) == pytest.approx(0.9999, abs=1e-9)  # r clipped
+    assert calibrate.predict([0.0, 1.0, 0.0, 0.0], 0.0, 0.0) == pytest.approx(0.0001, abs=1e-9)
+    # slope -1 + 1 * 0.2 < 0: taken as 0, the chance of the intercept alone, whatever the reward
+    for r in (0.1, 0.5, 0.9):
+        assert calibrate.predict([0.5, -1.0, 0.0, 1.0], r, 0.2) == pytest.approx(0.6224593, abs=1e-7)
+
+
+@pytest.mark.parametrize("level", ["novice", "casual", "master"])
+def test_the_shipped_weights_mean_the_model_written_out(level: str, shipped: None) -> None:
+    """The shipped fits of 2-player games, read from the file itself, mean what the model says: a
+    change to the features, their order, the logit or its clips fails here, not only the numbers."""
+    entry = json.loads(calibrate.CALIBRATION_FILE.read_text())["levels"][level]["2"]
+    w = entry["weights"]
+    assert entry["model"] == calibrate.MODEL
+    assert calibrate.weights_for(get_level(level), 2) == w
+    for r, t in ((0.5, 0.0), (0.9, 0.1), (0.9, 0.6), (0.2, 0.3), (0.05, 1.0), (0.999999, 0.8), (0.0, 0.5)):
+        assert calibrate.predict(w, r, t) == pytest.approx(by_hand(w, r, t), abs=1e-12), (r, t)
+        assert calibrate.win_prob(w, r, t) == pytest.approx(by_hand(w, r, t), abs=1e-12), (r, t)
+
+
+def test_progress_is_the_leader_s_vp_over_25() -> None:
+    class Seats:
+        def __init__(self, *vp: int) -> None:
+            self.players, self._vp = len(vp), vp
+
+        def vp(self, p: int) -> int:
+            return self._vp[p]
+
+    assert calibrate.progress_of(Seats(3, 11, 7)) == pytest.approx(11 / 25)
+    assert calibrate.progress_of(Seats(0, 0)) == 0.0
+    assert calibrate.progress_of(Seats(2, 30, 26, 1)) == 1.0  # at most 1
+    g = engine_ext.new_game(players=3, seed=4)
+    rnd = random.Random(1)
+    while max(g.state.vp(p) for p in range(3)) < 5:
+        g.apply(rnd.choice(g.legal()))
+    leader = max(g.state.vp(p) for p in range(3))
+    assert 5 <= leader < 25
+    assert calibrate.progress_of(g.state) == pytest.approx(leader / 25)
+
+
+def test_win_prob_never_falls_as_the_mean_reward_rises(shipped: None) -> None:
+    """A fit with a negative slope early in the game (casual 2p below t = 0.23) gave the alternative
+    the search liked best the lowest win_prob; now it is at most a tie."""
+    from bots.levels import load_levels
+
+    rewards = [0.0, 1e-5, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.99999, 1.0]
+    for lv in load_levels():
+        for players in (2, 3, 4):
+            w = calibrate.weights_for(lv, players)
+            assert w is not None, (lv.name, players)
+            for t in (0.0, 0.1, 0.2, 0.5, 1.0):
+                probs = [calibrate.predict(w, r, t) for r in rewards]
+                assert probs == sorted(probs), (lv.name, players, t, probs)
+    w = calibrate.weights_for(get_level("casual"), 2)
+    assert w is not None and w[1] + w[3] * 0.1 < 0  # the fit itself slopes down there
+    assert calibrate.predict(w, 0.9, 0.1) == calibrate.predict(w, 0.6, 0.1)  # a tie, not an inversion
+    assert calibrate.predict(w, 0.9, 0.5) > calibrate.predict(w, 0.6, 0.5)
+
+
+def test_an_entry_fitted_under_another_model_gives_no_weights(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
+    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    assert all(e["model"] == calibrate.MODEL for by in doc["levels"].values() for e in by.values())
+    doc["levels"]["club"]["2"]["model"] = "logit P = w0 + w1 * reward"
+    del doc["levels"]["club"]["3"]["model"]  # written before entries named their model
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(doc))
+    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
+    assert calibrate.weights_for(get_level("club"), 2) is None
+    assert calibrate.weights_for(get_level("club"), 3) is None
+    assert calibrate.weights_for(get_level("club"), 4) == doc["levels"]["club"]["4"]["weights"]
+    out = suggest.analyse_state(engine_ext.new_game(players=2, seed=8).to_json(), level="club", iterations=60)
+    assert out["win_prob"] is None
+
+
+def write_replacing(path: Path, text: str, mtime_ns: int) -> None:
+    """Write `path` as `kashgar calibrate` does (a new file moved over it), with its mtime set."""
+    tmp = path.with_name(path.name + ".new")
+    tmp.write_text(text)
+    os.utime(tmp, ns=(mtime_ns, mtime_ns))
+    os.replace(tmp, path)
+
+
+def test_a_rewritten_or_mended_file_takes_effect_without_a_restart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
+    """The file was read once per process: a running server kept an old fit after `kashgar
+    calibrate` wrote a new one, and null after a damaged file was mended."""
+    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    path = tmp_path / "cal.json"
+    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
+    club = get_level("club")
+    state = engine_ext.new_game(players=2, seed=8).to_json()
+    assert calibrate.load_calibration() == {}  # none yet
+    write_replacing(path, '{"levels": {"club": ', 1_000_000_000)  # damaged
+    assert calibrate.weights_for(club, 2) is None
+    assert suggest.analyse_state(state, level="club", iterations=60)["win_prob"] is None
+    write_replacing(path, json.dumps(doc), 2_000_000_000)  # mended
+    assert calibrate.weights_for(club, 2) == doc["levels"]["club"]["2"]["weights"]
+    first = suggest.analyse_state(state, level="club", iterations=60)["win_prob"]
+    assert first is not None
+    doc["levels"]["club"]["2"]["weights"] = [3.0, 0.0, 0.0, 0.0]  # a new fit
+    write_replacing(path, json.dumps(doc), 3_000_000_000)
+    assert calibrate.weights_for(club, 2) == [3.0, 0.0, 0.0, 0.0]
+    assert suggest.analyse_state(state, level="club", iterations=60)["win_prob"] == pytest.approx(
+        1 / (1 + math.exp(-3.0)), abs=1e-6)
+    doc["levels"]["club"]["2"]["weights"] = [2.0, 0.0, 0.0, 0.0]  # written in place, same size
+    path.write_text(json.dumps(doc))
+    os.utime(path, ns=(4_000_000_000, 4_000_000_000))
+    assert calibrate.weights_for(club, 2) == [2.0, 0.0, 0.0, 0.0]
+    path.unlink()
+    assert calibrate.load_calibration() == {} and calibrate.weights_for(club, 2) is None
+
+
+def test_an_unchanged_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
+    path = tmp_path / "cal.json"
+    path.write_text('{"levels": {}}')
+    reads: list[str] = []
+    real = json.load
+    monkeypatch.setattr(json, "load", lambda fh: reads.append(fh.name) or real(fh))
+    for _ in range(5):
+        assert calibrate.load_calibration(str(path)) == {"levels": {}}
+    assert reads == [str(path)]
+    calibrate.load_calibration.cache_clear()
+    assert calibrate.load_calibration(str(path)) == {"levels": {}}
+    assert reads == [str(path)] * 2
 
 
 def test_every_shipped_level_is_calibrated_for_2_to_4_players(shipped: None) -> None:
@@ -129,6 +318,7 @@ def test_the_command_fits_and_keeps_other_entries(tmp_path: Path, capsys: pytest
     entry = doc["levels"]["novice"]["2"]
     assert len(entry["weights"]) == 4 and all(math.isfinite(w) for w in entry["weights"])
     assert entry["games"] == 12 and entry["preset"] == calibrate.preset_of(get_level("novice"))
+    assert entry["model"] == calibrate.MODEL
     assert doc["levels"]["master"]["2"]["weights"] == [0, 1, 0, 0]
     assert "novice" in capsys.readouterr().out
     doc["levels"]["master"]["2"] = entry  # the table reads every entry's held-out measures
@@ -143,22 +333,37 @@ def test_the_command_fits_and_keeps_other_entries(tmp_path: Path, capsys: pytest
     assert "unknown level grandmaster" in capsys.readouterr().err
 
 
+DEEP = '{"levels": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
 @pytest.mark.parametrize("text", ['{"levels": {"club": {"2": {"weights": [0.1, ', '[1, 2]',
-                                  '{"levels": {"club": {"2": {"weights": ["a", 1, 2, 3], "preset": null}}}}'])
+                                  '{"levels": {"club": {"2": {"weights": ["a", 1, 2, 3], "preset": null}}}}',
+                                  DEEP], ids=["truncated", "a list", "malformed weights", "nested too deep"])
 def test_a_damaged_calibration_file_gives_no_win_prob_not_an_error(
         text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
     """A truncated file (an interrupted write) made every sync /suggest a 422 blaming the client's
-    state; now the answer comes, with win_prob null (and the server logs why)."""
+    state; so did one nested too deep for the JSON parser (a RecursionError); now the answer comes,
+    with win_prob null (and the server logs why)."""
     from service import create_app
 
     path = tmp_path / "cal.json"
     path.write_text(text)
     monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
     calibrate.load_calibration.cache_clear()
-    if "preset" in text:  # malformed weights, under the shipped preset
+    if "preset" in text:  # malformed weights, under the shipped preset and model
         doc = json.loads(text)
         doc["levels"]["club"]["2"]["preset"] = calibrate.preset_of(get_level("club"))
+        doc["levels"]["club"]["2"]["model"] = calibrate.MODEL
         path.write_text(json.dumps(doc))
+    logged: list[str] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
+    logging.getLogger("kashgar.calibrate").addHandler(handler)  # the service's logging may not propagate
+    try:
+        assert calibrate.weights_for(get_level("club"), 2) is None
+    finally:
+        logging.getLogger("kashgar.calibrate").removeHandler(handler)
+    assert len(logged) == 1 and ("is null" in logged[0]), logged
     state = engine_ext.new_game(players=2, seed=8).to_json()
     r = create_app({"TESTING": True, "log_level": "WARNING"}).test_client().post(
         "/suggest", json={"state": state, "level": "club", "iterations": 40, "mode": "sync"})

@@ -1,0 +1,189 @@
+"""`kashgar calibrate` and its calibration file (kashgar_cli/calibrate.py): malformed files, runs
+writing one file at once, failed writes and read-only files. No game is played here: the fits are
+stand-ins."""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots import calibrate
+from kashgar_cli import calibrate as cli_calibrate
+from kashgar_cli.main import main
+
+
+def entry(tag: float) -> dict[str, Any]:
+    """A stand-in fit (only its weights tell it apart)."""
+    return {"weights": [tag, 1.0, 0.0, 0.0], "model": calibrate.MODEL}
+
+
+def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(calibrate, "collect", refuse)
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    return err.strip()
+
+
+MALFORMED = {
+    "levels a list": ('{"levels": []}', "levels is not a JSON object"),
+    "level a list": ('{"levels": {"novice": []}}', "levels.novice is not a JSON object"),
+    "entry a list": ('{"levels": {"novice": {"2": [0, 1, 0, 0]}}}', "levels.novice.2 is not a JSON object"),
+    "levels a number": ('{"levels": 3}', "levels is not a JSON object"),
+    "a list": ("[1, 2]", "not a calibration file (a JSON object)"),
+    "truncated": ('{"levels": {"novice": ', "cannot read"),
+    "nested too deep": ('{"levels": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deep"),
+}
+
+
+@pytest.mark.parametrize(("text", "why"), MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_file_is_a_one_line_error_naming_it_before_any_game(
+        text: str, why: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """`{"levels": []}` was an AttributeError traceback, with --table at once and when writing
+    only after every game was played."""
+    no_games(monkeypatch)
+    out = tmp_path / "cal.json"
+    out.write_text(text)
+    for argv in (["calibrate", "--table", "--out", str(out)],
+                 ["calibrate", "--levels", "novice", "--players", "2", "-n", "4", "-j", "1", "--out", str(out)]):
+        assert main(argv) == 2
+        line = one_line_error(capsys)
+        assert str(out) in line and why in line, line
+    assert out.read_text() == text  # left as it was
+
+
+def test_the_table_shows_a_measure_an_entry_lacks_as_a_dash(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """An entry without held-out measures (one written by hand) was a KeyError traceback."""
+    shipped = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    doc = {"levels": {"master": {"2": {"weights": [0, 1, 0, 0]}},
+                      "club": {"2": shipped["levels"]["club"]["2"],
+                               "3": {"games": 10, "held_out": {"decisions": 7, "raw": {"brier": 0.25}}}}}}
+    out = tmp_path / "cal.json"
+    out.write_text(json.dumps(doc))
+    assert main(["calibrate", "--table", "--out", str(out)]) == 0
+    rows = {tuple(c.strip() for c in line.strip("|").split("|")[:2]): line
+            for line in capsys.readouterr().out.splitlines()[2:]}
+    assert rows[("master", "2")] == "| master | 2 | - | - | - | - | - | - | - | - |"
+    assert rows[("club", "3")] == "| club | 3 | 10 | 7 | 0.2500 | - | - | - | - | - |"
+    club, h = shipped["levels"]["club"]["2"], shipped["levels"]["club"]["2"]["held_out"]
+    assert rows[("club", "2")].startswith(f"| club | 2 | {club['games']} | {h['decisions']} | "
+                                          f"{h['raw']['brier']:.4f} | {h['calibrated']['brier']:.4f} |")
+
+
+def test_two_runs_writing_one_file_keep_each_other_s_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Each run read the file once at its start and wrote its whole document after each fit: a fit
+    another run wrote in between was lost. Here another run writes club 3p while this one fits."""
+    out = tmp_path / "cal.json"
+    out.write_text(json.dumps({"levels": {"master": {"2": entry(9.0)}}}))
+
+    def fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
+        if players == 2:  # the other run finishes its fit meanwhile (written whole, as both do)
+            doc = json.loads(out.read_text())
+            doc["levels"].setdefault("club", {})["3"] = entry(3.0)
+            tmp = tmp_path / "other.json"
+            tmp.write_text(json.dumps(doc))
+            os.replace(tmp, out)
+        return entry(float(players))
+
+    monkeypatch.setattr(cli_calibrate, "_fit", fit)
+    assert main(["calibrate", "--levels", "novice", "--players", "2,4", "-n", "4", "-j", "1", "--out", str(out)]) == 0
+    levels = json.loads(out.read_text())["levels"]
+    assert levels["master"]["2"] == entry(9.0)
+    assert levels["club"]["3"] == entry(3.0)
+    assert levels["novice"] == {"2": entry(2.0), "4": entry(4.0)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cal.json", "cal.json.lock"]  # no temporary file left
+
+
+def test_a_write_waits_for_the_lock_and_merges_into_what_is_there_then(tmp_path: Path) -> None:
+    out = tmp_path / "cal.json"
+    out.write_text(json.dumps({"levels": {}}))
+    lock = os.open(f"{out}.lock", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # another run is writing
+    done = threading.Event()
+    writer = threading.Thread(target=lambda: (cli_calibrate._store(str(out), "novice", 2, entry(2.0)), done.set()))
+    writer.start()
+    try:
+        time.sleep(0.3)
+        assert not done.is_set()  # it waits
+        out.write_text(json.dumps({"levels": {"club": {"2": entry(7.0)}}}))  # what the other run wrote
+    finally:
+        os.close(lock)
+    writer.join(10)
+    assert done.is_set()
+    assert json.loads(out.read_text())["levels"] == {"club": {"2": entry(7.0)}, "novice": {"2": entry(2.0)}}
+
+
+def test_a_failed_write_leaves_the_file_and_no_temporary_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The `.tmp-PID` file stayed behind when the write failed (and the error was a traceback); the
+    new file is synced before it is moved over the old one."""
+    out = tmp_path / "cal.json"
+    before = json.dumps({"levels": {"club": {"2": entry(7.0)}}})
+    out.write_text(before)
+    calls: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        calls.append("fsync")
+        real_fsync(fd)
+
+    def replace(src: str, dst: str) -> None:
+        calls.append("replace")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(SystemExit) as err:
+        cli_calibrate._store(str(out), "novice", 2, entry(2.0))
+    assert "cannot write" in str(err.value) and "No space left" in str(err.value)
+    assert calls == ["fsync", "replace"]
+    assert out.read_text() == before
+    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+
+
+def test_the_table_reads_a_file_it_cannot_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """`--table` only reads --out, yet refused a file it could not write (the packaged file, for a
+    user other than its owner). Tests run as root, where chmod stops no write: os.access stands in."""
+    no_games(monkeypatch)
+    out = tmp_path / "cal.json"
+    out.write_text(calibrate.CALIBRATION_FILE.read_text())
+    out.chmod(0o444)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if mode & os.W_OK else real_access(p, mode, **kw))
+    assert main(["calibrate", "--table", "--out", str(out)]) == 0
+    assert "| master | 4 |" in capsys.readouterr().out
+    assert main(["calibrate", "--levels", "novice", "--players", "2", "-n", "4", "-j", "1", "--out", str(out)]) == 2
+    assert "argument --out: cannot write" in one_line_error(capsys)
+
+
+def test_a_directory_it_cannot_write_in_is_refused_before_any_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The new file is made beside --out: a writable file in a read-only directory failed after
+    every game."""
+    no_games(monkeypatch)
+    out = tmp_path / "cal.json"
+    out.write_text("{}")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if str(p) == str(tmp_path) and mode & os.W_OK
+                        else real_access(p, mode, **kw))
+    assert main(["calibrate", "--levels", "novice", "--players", "2", "-n", "4", "-j", "1", "--out", str(out)]) == 2
+    assert f"cannot write in directory {str(tmp_path)!r}" in one_line_error(capsys)
+    for argv in (["--out", str(tmp_path / "none" / "cal.json")], ["--out", str(tmp_path)]):
+        assert main(["calibrate", "--levels", "novice", "--players", "2", "-n", "4", "-j", "1", *argv]) == 2
+        assert "argument --out" in one_line_error(capsys)
