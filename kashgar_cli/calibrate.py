@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import json
 import os
 import sys
@@ -82,6 +81,8 @@ def _locked(path: str) -> Iterator[None]:
     """An exclusive lock on `path` + ".lock" (made if need be, and left there: removing it would let
     a run waiting on the old one and a run making a new one both in): the runs that write one
     calibration file take turns."""
+    import fcntl  # POSIX only: imported here so that the other commands load anywhere
+
     try:
         fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
