@@ -169,10 +169,12 @@ class Game:
                              f"this view (seat {self.observer}) has not seen: its outcome is not this view's to "
                              "judge")
         code = self.code(d)
+        if self.is_terminal or not self.state.is_legal(code):
+            raise IllegalDecision(f"{d} is not legal here; legal: {', '.join(map(str, self.legal()))}")
         first: dict[str, Any] | None = None
         for seed in range(SAMPLED_WORLDS + 1):
             st = self.state.clone() if seed == 0 else self.state.determinize(self.observer, seed)
-            if not st.is_legal(code):  # a decision some worlds do not offer hangs on what is made up
+            if not st.is_legal(code):  # a decision other worlds do not offer hangs on what is made up
                 return True
             st.apply_unchecked(code)
             seen = dump_doc(st.export(), 1, self.engine.data, self.observer)

@@ -5,14 +5,17 @@ queue of the searches) against `/readyz` on the health port of gunicorn's master
     python -m loadtests.probes                  # 2 web workers, 8 clients of 2 s sync searches, 60 s
 
 Closed-loop clients (no think time) send synchronous `/suggest` requests with a time budget, so
-requests queue behind the web workers; a probe is sent to each port every second, each from its
-own thread, with the timeouts a Kubernetes probe would have (30 s on the API port, 5 s on the
-health port). Embedded queue (no Redis).
+requests queue behind the web workers. Each port is probed from a thread of its own, one probe
+at a time, the next a second after the last was sent or as soon as it was answered if that took
+longer (so the API port, whose probes wait for the queue, gets fewer), with the timeouts a
+Kubernetes probe would have (30 s on the API port, 5 s on the health port). Embedded queue (no
+Redis).
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import statistics
 import sys
@@ -34,7 +37,7 @@ def _probe_loop(url: str, timeout: float, until: float, out: list[float], failed
                 out.append(time.monotonic() - t0)
             else:
                 failed.append(str(status))
-        except OSError as exc:  # a timeout or a refused connection: the probe failed
+        except (OSError, http.client.HTTPException) as exc:  # a timeout, a refused or cut connection
             failed.append(type(exc).__name__)
         time.sleep(max(0.0, 1.0 - (time.monotonic() - t0)))
 

@@ -14,6 +14,8 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
+import time
 from typing import Any
 
 from service.config import health_bind as _parse_health_bind
@@ -95,31 +97,67 @@ loglevel = os.environ.get("KASHGAR_LOG_LEVEL", "info").lower()
 
 def when_ready(server: Any) -> None:
     """The master is listening: start its health listener (KASHGAR_HEALTH_BIND), which answers
-    probes however busy the workers are. A port it cannot bind stops the server with one line."""
+    probes however busy the workers are. A port it cannot bind stops the server with one line,
+    except in a master started by USR2 (a binary upgrade), whose old master still holds the port:
+    it binds it once the old one has gone."""
     if _health_address is None:
         return
-    from service.health_listener import HealthListener, arbiter_answer
+    if not server.cfg.preload_app:
+        server.log.error("KASHGAR_HEALTH_BIND needs preload_app: the master answers from the app it loaded")
+        _remove_made()
+        raise SystemExit(1)
+    from service.health_listener import Checker, arbiter_answer, arbiter_checks
 
+    checker = Checker(arbiter_checks(server))
+    _HEALTH.append(checker.start())
+    answer = arbiter_answer(server, checker)
     try:
-        listener = HealthListener(_health_address, arbiter_answer(server))
+        _listen(server, answer)
     except OSError as exc:
-        server.log.error("KASHGAR_HEALTH_BIND=%s:%s: cannot listen there (%s)", *_health_address, exc)
-        raise SystemExit(1) from None
-    _HEALTH.append(listener.start())
+        if not getattr(server, "master_pid", 0):
+            server.log.error("KASHGAR_HEALTH_BIND=%s:%s: cannot listen there (%s)", *_health_address, exc)
+            _remove_made()
+            raise SystemExit(1) from None
+        server.log.warning("KASHGAR_HEALTH_BIND=%s:%s is held by the old master (USR2): listening there once "
+                           "it has gone", *_health_address)
+        threading.Thread(target=_listen_when_free, args=(server, answer), name="kashgar-health-bind",
+                         daemon=True).start()
+
+
+def _listen(server: Any, answer: Any) -> None:
+    from service.health_listener import HealthListener
+
+    assert _health_address is not None
+    _HEALTH.append(HealthListener(_health_address, answer).start())
     server.log.info("Health probes at: http://%s:%s (/healthz, /readyz)", *_health_address)
+
+
+def _listen_when_free(server: Any, answer: Any) -> None:
+    while True:
+        time.sleep(1.0)
+        try:
+            _listen(server, answer)
+            return
+        except OSError:
+            continue
 
 
 def post_fork(server: Any, worker: Any) -> None:
     """A web worker closes its copy of the health listener's socket (only the master answers it)."""
-    for listener in _HEALTH:
-        listener.close_in_worker()
+    for part in _HEALTH:
+        if hasattr(part, "close_in_worker"):
+            part.close_in_worker()
 
 
 def on_exit(server: Any) -> None:
     """The server stops: the health listener closes, and the temporary job database and metrics it
     made go with it (a job store meant to outlive the server is a KASHGAR_JOBS_DB the operator names)."""
-    for listener in _HEALTH:
-        listener.stop()
+    for part in _HEALTH:
+        part.stop()
+    _remove_made()
+
+
+def _remove_made() -> None:
     for path in _MADE:
         shutil.rmtree(path, ignore_errors=True)
 

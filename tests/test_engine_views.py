@@ -300,3 +300,14 @@ def test_the_loader_refuses_hufschmied_pauses_play_never_makes(engine: Engine, d
         cards.remove(last) if last in cards else None
     with pytest.raises(StateError, match=why):
         engine.from_json(bad)
+
+
+def test_outcome_made_up_refuses_an_illegal_decision(engine: Engine) -> None:
+    """It answered True (made up) for a decision the view does not offer, where `apply` refuses."""
+    from engine_ext import IllegalDecision
+
+    g = engine.new_game(2, seed=3)
+    view = engine.from_json(g.to_json(observer=g.current_player))
+    illegal = next(d for d in ("c0:part", "c1:part", "c2:part") if d not in {str(x) for x in view.legal()})
+    with pytest.raises(IllegalDecision, match="is not legal here"):
+        view.outcome_made_up(illegal)

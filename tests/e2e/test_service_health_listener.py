@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -13,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from service.health_listener import HealthListener
-from service.testing import Gunicorn, descendants, free_port, http_json
+from service import health_listener
+from service.health_listener import DEADLINE_S, MAX_CLIENTS, Checker, HealthListener
+from service.testing import Gunicorn, descendants, free_port, http_json, wait_until
+from tests.engine_helpers import require_compiled
 
 pytestmark = pytest.mark.e2e
 
@@ -27,6 +31,8 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     env = {"KASHGAR_HEALTH_BIND": f"127.0.0.1:{port}", "KASHGAR_CLIENT_TIMEOUT_S": str(BUSY_S)}
     with Gunicorn(env=env, workers=1, log_dir=str(tmp_path_factory.mktemp("health"))) as g:
         g.health_url = f"http://127.0.0.1:{port}"  # type: ignore[attr-defined]
+        # ready once the checks (every second) have seen the worker
+        wait_until(lambda: health(g, "/readyz")[0] == 200, 30, interval=0.2, what="the master's /readyz")
         yield g
 
 
@@ -35,12 +41,16 @@ def health(web: Gunicorn, path: str, timeout: float = 5.0) -> tuple[int, object]
 
 
 def test_the_master_answers_liveness_and_readiness(web: Gunicorn) -> None:
+    require_compiled()
     status, body = health(web, "/healthz")
     assert status == 200 and body["status"] == "ok" and body["web_workers"] == 1, body  # type: ignore[index]
     status, body = health(web, "/readyz")
     assert status == 200, body
     assert body["ready"] is True and body["backend"] == "embedded", body  # type: ignore[index]
-    assert body["checks"] == {"engine": "ok (compiled)", "queue": "ok", "web_workers": "1 of 1"}, body  # type: ignore[index]
+    checks = body["checks"]  # type: ignore[index]
+    assert {k: checks[k] for k in ("engine", "queue", "web_workers")} == {
+        "engine": "ok (compiled)", "queue": "ok", "web_workers": "1 of 1"}, body
+    assert 0 <= float(checks["age_s"]) < 5  # the checks run every second on a thread of their own
 
 
 def test_probes_are_answered_while_the_only_worker_is_busy(web: Gunicorn) -> None:
@@ -50,6 +60,7 @@ def test_probes_are_answered_while_the_only_worker_is_busy(web: Gunicorn) -> Non
     try:
         stalled.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                         b"Content-Length: 100\r\n\r\n{\"pla")
+        sent = time.monotonic()
         time.sleep(0.3)  # the worker has taken it
         api: dict[str, object] = {}
 
@@ -64,7 +75,8 @@ def test_probes_are_answered_while_the_only_worker_is_busy(web: Gunicorn) -> Non
         assert status == 200 and body["ready"] is True, body  # type: ignore[index]
         asker.join(60)
         assert api["answer"][0] == 200  # type: ignore[index]
-        assert api["at"] > answered  # type: ignore[operator]  # the API port waited for the worker
+        assert api["at"] > answered  # type: ignore[operator]  # the API port waited for the worker,
+        assert api["at"] - sent >= BUSY_S - 0.5  # type: ignore[operator]  # held by the stalled client
     finally:
         stalled.close()
 
@@ -108,21 +120,47 @@ def test_readiness_is_503_when_the_queue_is_unreachable(tmp_path: Path) -> None:
     env = {"KASHGAR_HEALTH_BIND": f"127.0.0.1:{port}", "KASHGAR_REDIS_URL": f"redis://127.0.0.1:{free_port()}/0",
            "KASHGAR_REDIS_TIMEOUT": "0.5"}
     with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)):
-        status, body = http_json("GET", f"http://127.0.0.1:{port}/readyz", timeout=10)
+        def seen_worker() -> tuple[int, object] | None:
+            got = http_json("GET", f"http://127.0.0.1:{port}/readyz", timeout=10)
+            return got if got[1]["checks"]["web_workers"] == "1 of 1" else None  # type: ignore[index]
+
+        status, body = wait_until(seen_worker, 30, interval=0.2, what="the checks to see the worker")
     assert status == 503, body
     assert body["ready"] is False and body["error"] == "not_ready" and body["backend"] == "redis", body
     assert body["checks"]["queue"].startswith("error:") and body["checks"]["web_workers"] == "1 of 1", body
 
 
 def test_a_health_port_in_use_stops_the_server_with_one_line(tmp_path: Path) -> None:
+    """... and leaves no job database or metrics directory behind (its `SystemExit` comes before
+    gunicorn's own clean-up would run)."""
+    made = tmp_path / "tmp"
+    made.mkdir()
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
+        env = {"KASHGAR_HEALTH_BIND": f"127.0.0.1:{port}", "TMPDIR": str(made)}
         with pytest.raises(RuntimeError, match="gunicorn exited") as err:
-            Gunicorn(env={"KASHGAR_HEALTH_BIND": f"127.0.0.1:{port}"}, workers=1, log_dir=str(tmp_path)).start()
+            Gunicorn(env=env, workers=1, log_dir=str(tmp_path)).start()
     assert f"KASHGAR_HEALTH_BIND=127.0.0.1:{port}: cannot listen there" in str(err.value)
     assert "Traceback" not in str(err.value)
+    assert list(made.iterdir()) == []
+
+
+def test_the_health_port_needs_the_app_preloaded(tmp_path: Path) -> None:
+    """Without preload_app the master would load the app for its checks, and the workers would
+    inherit that copy (a HUP would no longer reload the code): refused, one line."""
+    made = tmp_path / "tmp"
+    made.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KASHGAR_", "PROMETHEUS_"))}
+    env.update(KASHGAR_HEALTH_BIND=f"127.0.0.1:{free_port()}", TMPDIR=str(made))
+    conf = tmp_path / "no_preload.py"
+    conf.write_text("from service.gunicorn_conf import *  # noqa: F403\npreload_app = False\n")
+    proc = subprocess.run([sys.executable, "-m", "gunicorn", "-c", str(conf), "--bind", f"127.0.0.1:{free_port()}"],
+                          capture_output=True, text=True, timeout=60, env=env, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 1, proc.stderr
+    assert "KASHGAR_HEALTH_BIND needs preload_app" in proc.stderr and "Traceback" not in proc.stderr
+    assert list(made.iterdir()) == []
 
 
 def test_a_failing_check_is_a_503_not_a_dropped_connection() -> None:
@@ -137,3 +175,120 @@ def test_a_failing_check_is_a_503_not_a_dropped_connection() -> None:
     finally:
         listener.stop()
     assert status == 503 and body["error"] == "not_ready" and body["checks"]["listener"] == "error: boom", body
+
+
+def _stall(port: int, count: int) -> list[socket.socket]:
+    stalled = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(count)]
+    for s in stalled:
+        s.sendall(b"GET /readyz HTTP/1.1\r\n")  # the head never ends
+    return stalled
+
+
+def test_stalled_clients_hold_a_bounded_number_of_threads() -> None:
+    """Every connection had a thread: clients sending a header line now and then held any number
+    of threads. Now a connection beyond `max_clients` is closed unanswered."""
+    listener = HealthListener(("127.0.0.1", 0), lambda path: (200, {"ok": True}), max_clients=4,
+                              deadline_s=60).start()
+    port = listener.server_address[1]
+    stalled = _stall(port, 4)
+    try:
+        wait_until(lambda: listener._slots._value == 0, 30, what="the stalled clients to be taken")  # type: ignore[attr-defined]
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as extra:
+            extra.sendall(b"GET /readyz HTTP/1.1\r\n\r\n")
+            assert extra.recv(100) == b""  # full: closed unanswered
+    finally:
+        for s in stalled:
+            s.close()
+        listener.stop()
+    assert MAX_CLIENTS == 16  # the listener gunicorn's master runs
+
+
+def _trickle_until_closed(s: socket.socket, limit_s: float) -> float:
+    """Send a header line every 0.3 s until the server closes the connection; the seconds it took."""
+    t0 = time.monotonic()
+    s.settimeout(0.3)
+    while time.monotonic() - t0 < limit_s:
+        try:
+            s.sendall(b"X-A: 1\r\n")
+            if s.recv(100) == b"":
+                return time.monotonic() - t0
+        except TimeoutError:
+            continue
+        except OSError:
+            return time.monotonic() - t0
+    return float("inf")
+
+
+def test_a_stalled_request_is_cut_off_at_the_deadline() -> None:
+    """Each read had 5 s, so a client sending a header line every few seconds held its thread as
+    long as it liked; now the whole request has `deadline_s` (DEADLINE_S in the master)."""
+    listener = HealthListener(("127.0.0.1", 0), lambda path: (200, {"ok": True}), deadline_s=1.0).start()
+    port = listener.server_address[1]
+    stalled = _stall(port, 2)
+    try:
+        for s in stalled:
+            assert _trickle_until_closed(s, 10.0) < 5.0  # a header line every 0.3 s: no read waits long
+        status, _ = http_json("GET", f"http://127.0.0.1:{port}/readyz", timeout=10)
+        assert status == 200  # and the listener answers the next
+        wait_until(lambda: listener._slots._value == MAX_CLIENTS, 30, what="the slots freed")  # type: ignore[attr-defined]
+    finally:
+        for s in stalled:
+            s.close()
+        listener.stop()
+    assert DEADLINE_S <= 5
+
+
+def test_the_checker_answers_its_last_result_and_a_stale_one_is_not_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+
+    def check() -> tuple[bool, dict[str, object]]:
+        calls.append(1)
+        if len(calls) > 1:
+            raise RuntimeError("redis went")
+        return True, {"ready": True, "checks": {"queue": "ok"}}
+
+    checker = Checker(check, every=3600)  # one check when made, none after unless asked
+    ok, body = checker.last()
+    assert ok and body["checks"]["queue"] == "ok" and float(body["checks"]["age_s"]) < 5  # type: ignore[index]
+    checker.run_once()
+    ok, body = checker.last()
+    assert not ok and body["error"] == "not_ready" and body["checks"]["checks"] == "error: redis went", body  # type: ignore[index]
+    monkeypatch.setattr(health_listener, "STALE_S", -1.0)  # a check that hangs leaves the last result to age
+    checker._result = (time.monotonic(), True, {"ready": True, "checks": {}})
+    ok, body = checker.last()
+    assert not ok and "have not finished" in body["checks"]["stale"]  # type: ignore[index]
+
+
+def test_a_fork_waits_for_a_running_check() -> None:
+    """The master forks web workers; a worker forked while the checks' thread was inside SQLite or
+    Redis code would inherit their locks taken and hang on its first use of them."""
+    inside, go = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def check() -> tuple[bool, dict[str, object]]:
+        if order:  # the first check runs when the checker is made
+            inside.set()
+            go.wait(30)
+            order.append("check done")
+        order.append("checked")
+        return True, {"checks": {}}
+
+    checker = Checker(check, every=3600)
+    runner = threading.Thread(target=checker.run_once)
+    runner.start()
+    assert inside.wait(30)
+
+    def fork() -> None:
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+        order.append("forked")
+
+    forker = threading.Thread(target=fork)
+    forker.start()
+    time.sleep(0.3)  # the fork has had time to happen, were it not held back
+    go.set()
+    runner.join(30)
+    forker.join(30)
+    assert order[-2:] == ["check done", "forked"] or order[-3:] == ["check done", "checked", "forked"], order
