@@ -17,6 +17,7 @@ from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
     on_exit,
     post_fork,
     post_worker_init,
+    pre_exec,
     preload_app,
     threads,
     timeout,

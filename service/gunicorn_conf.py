@@ -23,6 +23,8 @@ from service.config import web_workers as _parse_web_workers  # not "config": a 
 
 #: Directories `prepare_environment` made for this server; removed when it exits (`on_exit`).
 _MADE: list[str] = []
+#: The environment variable that names them for a master started by USR2.
+MADE_DIRS_VAR = "KASHGAR_SERVER_TEMP_DIRS"
 #: The master's health listener (`service.health_listener`), when KASHGAR_HEALTH_BIND is set.
 _HEALTH: list[Any] = []
 
@@ -47,13 +49,23 @@ def web_workers() -> int:
 def prepare_environment() -> None:
     """Shared state of the worker processes, set before the app and prometheus_client load:
     the embedded job database (one per server unless KASHGAR_JOBS_DB is set) and the directory
-    of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set)."""
+    of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set).
+
+    The directories made here are named in MADE_DIRS_VAR, so that a master started by USR2 (a
+    binary upgrade: it inherits the environment) takes them over, jobs and metrics included,
+    instead of clearing or losing them when the old master exits (`on_exit`)."""
+    inherited = [d for d in os.environ.get(MADE_DIRS_VAR, "").split(os.pathsep) if d and os.path.isdir(d)]
+    if inherited:  # a USR2 master: the old master's directories, now this one's too
+        _MADE.extend(inherited)
+        return
     if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-jobs-"))
         os.environ["KASHGAR_JOBS_DB"] = os.path.join(_MADE[-1], "jobs.sqlite")
+        os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
+        os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
     else:
         # prometheus_client's multi-process files of an earlier run of this server would be summed
         # into this one's (a container restarted in place keeps its /tmp): start from none, as the
@@ -104,7 +116,7 @@ def when_ready(server: Any) -> None:
         return
     if not server.cfg.preload_app:
         server.log.error("KASHGAR_HEALTH_BIND needs preload_app: the master answers from the app it loaded")
-        _remove_made()
+        _remove_made(server)
         raise SystemExit(1)
     from service.health_listener import Checker, arbiter_answer, arbiter_checks
 
@@ -116,7 +128,7 @@ def when_ready(server: Any) -> None:
     except OSError as exc:
         if not getattr(server, "master_pid", 0):
             server.log.error("KASHGAR_HEALTH_BIND=%s:%s: cannot listen there (%s)", *_health_address, exc)
-            _remove_made()
+            _remove_made(server)
             raise SystemExit(1) from None
         server.log.warning("KASHGAR_HEALTH_BIND=%s:%s is held by the old master (USR2): listening there once "
                            "it has gone", *_health_address)
@@ -142,6 +154,15 @@ def _listen_when_free(server: Any, answer: Any) -> None:
             continue
 
 
+def pre_exec(server: Any) -> None:
+    """A USR2 upgrade is about to start the new master, with the environment gunicorn started with:
+    hand it this server's job database, metrics directory and the directories made for them
+    (`prepare_environment`), which it then uses and, once it alone runs, removes."""
+    for name in ("KASHGAR_JOBS_DB", "PROMETHEUS_MULTIPROC_DIR", MADE_DIRS_VAR):
+        if name in os.environ:
+            server.cfg.env_orig[name] = os.environ[name]
+
+
 def post_fork(server: Any, worker: Any) -> None:
     """A web worker closes its copy of the health listener's socket (only the master answers it)."""
     for part in _HEALTH:
@@ -151,13 +172,29 @@ def post_fork(server: Any, worker: Any) -> None:
 
 def on_exit(server: Any) -> None:
     """The server stops: the health listener closes, and the temporary job database and metrics it
-    made go with it (a job store meant to outlive the server is a KASHGAR_JOBS_DB the operator names)."""
+    made go with it (a job store meant to outlive the server is a KASHGAR_JOBS_DB the operator names),
+    unless the other master of a USR2 upgrade still runs and uses them: the new one, when the old
+    one exits, or the old one, when a new one gives up."""
     for part in _HEALTH:
         part.stop()
-    _remove_made()
+    _remove_made(server)
 
 
-def _remove_made() -> None:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_made(server: Any) -> None:
+    other = [pid for pid in (getattr(server, "reexec_pid", 0), getattr(server, "master_pid", 0)) if pid and _alive(pid)]
+    if other:
+        server.log.info("Temporary job database and metrics kept for master %s", other[0])
+        return
     for path in _MADE:
         shutil.rmtree(path, ignore_errors=True)
 

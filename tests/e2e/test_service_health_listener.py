@@ -4,7 +4,11 @@ the API port cannot do."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -15,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import engine_ext
 from service import health_listener
 from service.health_listener import DEADLINE_S, MAX_CLIENTS, Checker, HealthListener
 from service.testing import Gunicorn, descendants, free_port, http_json, wait_until
@@ -292,3 +297,58 @@ def test_a_fork_waits_for_a_running_check() -> None:
     runner.join(30)
     forker.join(30)
     assert order[-2:] == ["check done", "forked"] or order[-3:] == ["check done", "checked", "forked"], order
+
+
+def test_a_usr2_upgrade_keeps_the_embedded_jobs_and_the_health_port(tmp_path: Path) -> None:
+    """A binary upgrade (USR2, then QUIT to the old master): the old master removed the temporary
+    job database when it exited, under the new master that had inherited it (its jobs were gone),
+    and the new master could not bind the health port the old one held. Now the new master takes
+    both over, and removes the directories when it stops in turn."""
+    made = tmp_path / "tmp"
+    made.mkdir()
+    port, health_port = free_port(), free_port()
+    pidfile = tmp_path / "gunicorn.pid"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("KASHGAR_", "PROMETHEUS_"))}
+    env.update(TMPDIR=str(made), KASHGAR_BIND=f"127.0.0.1:{port}", KASHGAR_HEALTH_BIND=f"127.0.0.1:{health_port}",
+               KASHGAR_WEB_WORKERS="1", KASHGAR_LOG_LEVEL="WARNING")
+    gunicorn = shutil.which("gunicorn")
+    assert gunicorn, "gunicorn's console script"
+    root = Path(__file__).resolve().parents[2]
+    log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen([gunicorn, "-c", "deploy/gunicorn.conf.py", "--pid", str(pidfile)], cwd=root, env=env,
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url, health_url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{health_port}"
+
+    def master(path: Path = pidfile) -> int:
+        text = path.read_text().strip() if path.exists() else ""
+        return int(text) if text else 0
+
+    try:
+        wait_until(lambda: http_json("GET", health_url + "/readyz", timeout=5)[0] == 200, 60, what="ready")
+        state = json.loads(json.dumps(engine_ext.new_game(players=2, seed=5).to_json(observer=0)))
+        status, body = http_json("POST", url + "/suggest", {"state": state, "iterations": 200, "mode": "async"})
+        assert status == 202, body
+        job = body["status_url"]
+        wait_until(lambda: http_json("GET", url + job)[1]["status"] == "finished", 60, what="the job")
+        old = master()
+        os.kill(old, signal.SIGUSR2)
+        # the new master writes its pid beside the old one's (gunicorn 27: "<pidfile>.2")
+        new = wait_until(lambda: master(Path(f"{pidfile}.2")) or (master() if master() != old else 0), 60,
+                         what="the new master")
+        os.kill(old, signal.SIGQUIT)
+        wait_until(lambda: not Path(f"/proc/{old}").exists() or "Z" in Path(f"/proc/{old}/stat").read_text().split()[2],
+                   60, what="the old master gone")
+        proc.wait(30)  # the old master was the process started here
+        wait_until(lambda: http_json("GET", health_url + "/readyz", timeout=5)[0] == 200, 60,
+                   what="the new master's health port")
+        status, body = http_json("GET", url + job)
+        assert status == 200 and body["status"] == "finished", body  # the job survived the upgrade
+        assert list(made.iterdir()), "the new master's job database and metrics"
+        os.kill(new, signal.SIGTERM)
+        wait_until(lambda: not Path(f"/proc/{new}").exists(), 60, what="the new master stopped")
+        wait_until(lambda: list(made.iterdir()) == [], 30, what="its directories removed")
+    finally:
+        for pid in (master(), master(Path(f"{pidfile}.2")), proc.pid):
+            with contextlib.suppress(OSError):
+                os.killpg(os.getpgid(pid), signal.SIGKILL) if pid else None
+        log.close()
