@@ -30,8 +30,18 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
+def gunicorn_command() -> list[str]:
+    """gunicorn's own script beside this Python (a USR2 upgrade re-runs the master's command line,
+    and `python -m gunicorn` would re-run as `python .../gunicorn/__main__.py`, with gunicorn's
+    package directory first on the path); `python -m gunicorn` when there is no such script."""
+    script = os.path.join(os.path.dirname(sys.executable), "gunicorn")
+    if os.access(script, os.X_OK):
+        return [sys.executable, script]
+    return [sys.executable, "-m", "gunicorn"]
+
+
 def gunicorn_argv(args: argparse.Namespace) -> list[str]:
-    argv = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf"]
+    argv = [*gunicorn_command(), "-c", "python:service.gunicorn_conf"]
     if args.host is not None or args.port is not None:
         bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
         default_host, _, default_port = bind.rpartition(":")

@@ -20,7 +20,7 @@ from service.testing import Gunicorn, free_port, http_json
 def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixture[str]) -> None:
     assert main.main(["serve", "--dry-run", "--port", "8123", "--workers", "3"]) == 0
     cmd = capsys.readouterr().out
-    assert "-m gunicorn -c python:service.gunicorn_conf" in cmd
+    assert "gunicorn -c python:service.gunicorn_conf" in cmd  # gunicorn's script: a USR2 upgrade re-runs it
     assert "--bind 127.0.0.1:8123" in cmd and "--workers 3" in cmd
     from service.gunicorn_worker import ClientTimeoutSyncWorker
 

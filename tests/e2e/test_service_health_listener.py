@@ -299,24 +299,28 @@ def test_a_fork_waits_for_a_running_check() -> None:
     assert order[-2:] == ["check done", "forked"] or order[-3:] == ["check done", "checked", "forked"], order
 
 
-def test_a_usr2_upgrade_keeps_the_embedded_jobs_and_the_health_port(tmp_path: Path) -> None:
-    """A binary upgrade (USR2, then QUIT to the old master): the old master removed the temporary
-    job database when it exited, under the new master that had inherited it (its jobs were gone),
-    and the new master could not bind the health port the old one held. Now the new master takes
-    both over, and removes the directories when it stops in turn."""
+@pytest.mark.parametrize("launcher", ["deploy", "serve"])
+def test_a_usr2_upgrade_keeps_the_embedded_jobs_and_the_health_port(tmp_path: Path, launcher: str) -> None:
+    """A binary upgrade (USR2, then QUIT to the old master), under `gunicorn -c deploy/gunicorn.conf.py`
+    and under `kashgar serve`: the old master removed the temporary job database when it exited,
+    under the new master that had inherited it (its jobs were gone), the new master could not bind
+    the health port the old one held, and under `kashgar serve` (then `python -m gunicorn`) no new
+    master started at all. Now the new master takes both over, and removes the directories when it
+    stops in turn."""
     made = tmp_path / "tmp"
     made.mkdir()
     port, health_port = free_port(), free_port()
     pidfile = tmp_path / "gunicorn.pid"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("KASHGAR_", "PROMETHEUS_"))}
     env.update(TMPDIR=str(made), KASHGAR_BIND=f"127.0.0.1:{port}", KASHGAR_HEALTH_BIND=f"127.0.0.1:{health_port}",
-               KASHGAR_WEB_WORKERS="1", KASHGAR_LOG_LEVEL="WARNING")
+               KASHGAR_WEB_WORKERS="1", KASHGAR_LOG_LEVEL="WARNING", GUNICORN_CMD_ARGS=f"--pid {pidfile}")
     gunicorn = shutil.which("gunicorn")
     assert gunicorn, "gunicorn's console script"
+    argv = ([gunicorn, "-c", "deploy/gunicorn.conf.py"] if launcher == "deploy"
+            else [sys.executable, "-m", "kashgar_cli.main", "serve"])
     root = Path(__file__).resolve().parents[2]
     log = open(tmp_path / "gunicorn.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([gunicorn, "-c", "deploy/gunicorn.conf.py", "--pid", str(pidfile)], cwd=root, env=env,
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url, health_url = f"http://127.0.0.1:{port}", f"http://127.0.0.1:{health_port}"
 
     def master(path: Path = pidfile) -> int:
