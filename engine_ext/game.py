@@ -146,15 +146,20 @@ class Game:
         a view, a card drawn from a deck whose place that view's seat did not know is marked
         `"sampled": true`: the view's deck order is made up, so it is one possible draw, not the
         real one. IllegalDecision if not legal."""
+        code = self.legal_code(d)
+        before = self.state.export()
+        self.state.apply_unchecked(code)
+        return events(before, self.state.export(), self.engine.data, observer, sampled_for=self.observer)
+
+    def legal_code(self, d: DecisionLike) -> int:
+        """The code of `d`; IllegalDecision when it is not legal here (or the game is over)."""
         code = self.code(d)
         if self.is_terminal:
             raise IllegalDecision("the game is over")
         if not self.state.is_legal(code):
             shown = d if isinstance(d, str) else str(self.decision(code)) if isinstance(d, int) else str(d)
             raise IllegalDecision(f"{shown} is not legal here; legal: {', '.join(map(str, self.legal()))}")
-        before = self.state.export()
-        self.state.apply_unchecked(code)
-        return events(before, self.state.export(), self.engine.data, observer, sampled_for=self.observer)
+        return code
 
     def outcome_made_up(self, d: DecisionLike) -> bool:
         """On a game loaded from a view: whether what `d` leads to, as that view's seat sees it,
@@ -168,9 +173,7 @@ class Game:
             raise StateError("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
                              f"this view (seat {self.observer}) has not seen: its outcome is not this view's to "
                              "judge")
-        code = self.code(d)
-        if self.is_terminal or not self.state.is_legal(code):
-            raise IllegalDecision(f"{d} is not legal here; legal: {', '.join(map(str, self.legal()))}")
+        code = self.legal_code(d)
         first: dict[str, Any] | None = None
         for seed in range(SAMPLED_WORLDS + 1):
             st = self.state.clone() if seed == 0 else self.state.determinize(self.observer, seed)

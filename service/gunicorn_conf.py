@@ -25,8 +25,9 @@ from service.config import web_workers as _parse_web_workers  # not "config": a 
 _MADE: list[str] = []
 #: The environment variable that names them for a master started by USR2.
 MADE_DIRS_VAR = "KASHGAR_SERVER_TEMP_DIRS"
-#: The master's health listener (`service.health_listener`), when KASHGAR_HEALTH_BIND is set.
-_HEALTH: list[Any] = []
+#: The master's health checks and listener (`service.health_listener`), when KASHGAR_HEALTH_BIND is set.
+_CHECKS: list[Any] = []
+_LISTENERS: list[Any] = []
 
 
 def cpu_count() -> int:
@@ -51,9 +52,9 @@ def prepare_environment() -> None:
     the embedded job database (one per server unless KASHGAR_JOBS_DB is set) and the directory
     of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set).
 
-    The directories made here are named in MADE_DIRS_VAR, so that a master started by USR2 (a
-    binary upgrade: it inherits the environment) takes them over, jobs and metrics included,
-    instead of clearing or losing them when the old master exits (`on_exit`)."""
+    The directories made here are named in MADE_DIRS_VAR, which `pre_exec` hands to a master
+    started by USR2 (a binary upgrade), so that it takes them over, jobs and metrics included,
+    instead of making new ones and losing the old master's when that one exits (`on_exit`)."""
     inherited = [d for d in os.environ.get(MADE_DIRS_VAR, "").split(os.pathsep) if d and os.path.isdir(d)]
     if inherited:  # a USR2 master: the old master's directories, now this one's too
         _MADE.extend(inherited)
@@ -61,11 +62,9 @@ def prepare_environment() -> None:
     if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-jobs-"))
         os.environ["KASHGAR_JOBS_DB"] = os.path.join(_MADE[-1], "jobs.sqlite")
-        os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
-        os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
     else:
         # prometheus_client's multi-process files of an earlier run of this server would be summed
         # into this one's (a container restarted in place keeps its /tmp): start from none, as the
@@ -76,6 +75,8 @@ def prepare_environment() -> None:
             if name.endswith(".db"):
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(metrics, name))
+    if _MADE:
+        os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
 
 
 def health_address() -> tuple[str, int] | None:
@@ -121,7 +122,7 @@ def when_ready(server: Any) -> None:
     from service.health_listener import Checker, arbiter_answer, arbiter_checks
 
     checker = Checker(arbiter_checks(server))
-    _HEALTH.append(checker.start())
+    _CHECKS.append(checker.start())
     answer = arbiter_answer(server, checker)
     try:
         _listen(server, answer)
@@ -140,7 +141,7 @@ def _listen(server: Any, answer: Any) -> None:
     from service.health_listener import HealthListener
 
     assert _health_address is not None
-    _HEALTH.append(HealthListener(_health_address, answer).start())
+    _LISTENERS.append(HealthListener(_health_address, answer).start())
     server.log.info("Health probes at: http://%s:%s (/healthz, /readyz)", *_health_address)
 
 
@@ -165,9 +166,8 @@ def pre_exec(server: Any) -> None:
 
 def post_fork(server: Any, worker: Any) -> None:
     """A web worker closes its copy of the health listener's socket (only the master answers it)."""
-    for part in _HEALTH:
-        if hasattr(part, "close_in_worker"):
-            part.close_in_worker()
+    for listener in _LISTENERS:
+        listener.close_in_worker()
 
 
 def on_exit(server: Any) -> None:
@@ -175,7 +175,7 @@ def on_exit(server: Any) -> None:
     made go with it (a job store meant to outlive the server is a KASHGAR_JOBS_DB the operator names),
     unless the other master of a USR2 upgrade still runs and uses them: the new one, when the old
     one exits, or the old one, when a new one gives up."""
-    for part in _HEALTH:
+    for part in [*_LISTENERS, *_CHECKS]:
         part.stop()
     _remove_made(server)
 

@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from .errors import APIError, http_code
-from .readiness import health, readiness
+from .readiness import health, not_ready, readiness
 
 log = logging.getLogger("kashgar.health")
 
@@ -75,7 +75,7 @@ class _Handler(BaseHTTPRequestHandler):
             answer = self.server.answer(path)
         except Exception as exc:  # noqa: BLE001 - a probe gets an answer, never a dropped socket
             log.exception("health listener: %s failed", path)
-            answer = (503, {"ready": False, "error": "not_ready", "checks": {"listener": f"error: {exc}"}})
+            answer = (503, not_ready({}, listener=f"error: {exc}"))
         if answer is None:
             self._error(404, "Not Found", f"no route {path!r}: this port answers GET {' and '.join(PATHS)}")
         else:
@@ -185,7 +185,7 @@ class Checker:
             try:
                 ok, body = self._check()
             except Exception as exc:  # noqa: BLE001 - a failed check is "not ready", named
-                ok, body = False, {"ready": False, "error": "not_ready", "checks": {"checks": f"error: {exc}"}}
+                ok, body = False, not_ready({}, checks=f"error: {exc}")
             self._result = (time.monotonic(), ok, body)
 
     def _loop(self) -> None:
@@ -206,26 +206,28 @@ class Checker:
         age = time.monotonic() - at
         body = {**body, "checks": {**body.get("checks", {}), "age_s": f"{age:.1f}"}}
         if age > STALE_S:
-            ok = False
-            body.update(ready=False, error="not_ready")
-            body["checks"]["stale"] = f"the checks have not finished for {age:.0f} s"
+            return False, not_ready(body, stale=f"the checks have not finished for {age:.0f} s")
         return ok, body
+
+
+def _manager(arbiter: Any) -> Any:
+    """The job manager of the app a gunicorn master (`arbiter`) preloaded."""
+    return arbiter.app.wsgi().extensions["kashgar_jobs"]
 
 
 def arbiter_checks(arbiter: Any) -> Callable[[], tuple[bool, dict[str, Any]]]:
     """The readiness of a gunicorn master (`arbiter`): its app's checks (`service.readiness`), its
     live web workers and its API listeners (closed while it shuts down)."""
-    manager = arbiter.app.wsgi().extensions["kashgar_jobs"]
+    manager = _manager(arbiter)
 
     def check() -> tuple[bool, dict[str, Any]]:
         ok, body = readiness(manager)
         live = len(arbiter.WORKERS)
         body["checks"]["web_workers"] = f"{live} of {arbiter.num_workers}"
-        if live == 0 or not arbiter.LISTENERS:
-            if not arbiter.LISTENERS:
-                body["checks"]["listeners"] = "closed: shutting down"
-            ok = False
-            body.update(ready=False, error="not_ready")
+        if not arbiter.LISTENERS:
+            return False, not_ready(body, listeners="closed: shutting down")
+        if live == 0:
+            return False, not_ready(body)
         return ok, body
 
     return check
@@ -233,7 +235,7 @@ def arbiter_checks(arbiter: Any) -> Callable[[], tuple[bool, dict[str, Any]]]:
 
 def arbiter_answer(arbiter: Any, checker: Checker) -> Answer:
     """The answers of a gunicorn master: `/healthz` at once, `/readyz` from `checker`'s last result."""
-    manager = arbiter.app.wsgi().extensions["kashgar_jobs"]
+    manager = _manager(arbiter)
 
     def answer(path: str) -> tuple[int, dict[str, Any]] | None:
         if path == "/healthz":

@@ -38,6 +38,12 @@ def readiness(manager: JobManager) -> tuple[bool, dict[str, Any]]:
         checks["queue"] = f"error: {exc}"
         ok = False
     body: dict[str, Any] = {"ready": ok, "backend": manager.backend, "checks": checks}
-    if not ok:
-        body["error"] = "not_ready"  # kashgar_request_errors_total counts it under this code, not "other"
-    return ok, body
+    return ok, body if ok else not_ready(body)
+
+
+def not_ready(body: dict[str, Any], **checks: str) -> dict[str, Any]:
+    """`body` (a /readyz answer) marked not ready, with `checks` added to its checks: `error:
+    not_ready` is the code kashgar_request_errors_total counts it under (not "other")."""
+    body.update(ready=False, error="not_ready")
+    body.setdefault("checks", {}).update(checks)
+    return body
