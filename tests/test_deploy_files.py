@@ -105,3 +105,74 @@ def test_k8s_probes_go_to_the_health_port_or_wait_longer_than_a_search() -> None
             # on the API port: a TCP connect (the listen backlog answers it), or a wait longer than a search
             assert "tcpSocket" in probe or probe.get("timeoutSeconds", 1) > sync_s, probe
     assert any(_env(c).get("KASHGAR_HEALTH_BIND") for c in web)  # the web pods use the health port
+
+
+def test_kustomization_lists_every_manifest() -> None:
+    """A manifest left out of kustomization.yaml is silently not deployed."""
+    kust = yaml.safe_load((DEPLOY / "k8s" / "kustomization.yaml").read_text())
+    files = {p.name for p in (DEPLOY / "k8s").glob("*.yaml")} - {"kustomization.yaml"}
+    assert set(kust["resources"]) == files
+
+
+# ---------------------------------------------------------------------------- network policies
+# A pod selected by some NetworkPolicy of type Ingress takes only what one of their rules allows;
+# a pod no policy selects takes everything (Kubernetes' semantics; traffic from the pod's own node,
+# the kubelet's probes, is always allowed and is not modelled here).
+
+
+def _matches(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    assert set(selector) <= {"matchLabels"}, selector  # the only form the manifests use
+    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
+
+
+def _pods() -> dict[str, dict[str, Any]]:
+    """Deployment name -> its pod's labels and named container ports."""
+    out = {}
+    for d in k8s_docs():
+        if d.get("kind") == "Deployment":
+            spec = d["spec"]["template"]
+            ports = {p["name"]: p["containerPort"] for c in spec["spec"]["containers"]
+                     for p in c.get("ports", []) if "name" in p}
+            out[d["metadata"]["name"]] = {"labels": spec["metadata"]["labels"], "ports": ports}
+    return out
+
+
+def _allowed(policies: list[dict[str, Any]], source: dict[str, str], target: dict[str, Any], port: int) -> bool:
+    """May a pod in the namespace with labels `source` open `port` on pod `target`?"""
+    selecting = [p["spec"] for p in policies if _matches(p["spec"]["podSelector"], target["labels"])
+                 and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])]
+    if not selecting:
+        return True
+    for spec in selecting:
+        for rule in spec.get("ingress", []):
+            froms = rule.get("from")
+            ok_from = froms is None or any(_matches(f["podSelector"], source) for f in froms)
+            ports = rule.get("ports")
+            ok_port = ports is None or any(target["ports"].get(p["port"], p["port"]) == port for p in ports)
+            if ok_from and ok_port:
+                return True
+    return False
+
+
+def test_network_policies_keep_the_health_port_and_redis_to_those_that_need_them() -> None:
+    """The health port's few answer slots are for the kubelet, and Redis (no password) is for the
+    web pods and the workers; the API port stays open to every client."""
+    policies = [d for d in k8s_docs() if d.get("kind") == "NetworkPolicy"]
+    pods = _pods()
+    web, worker, redis = pods["kashgar-web"], pods["kashgar-worker"], pods["kashgar-redis"]
+    stranger = {"app": "other"}
+    for p in policies:  # every policy selects pods that exist
+        assert any(_matches(p["spec"]["podSelector"], x["labels"]) for x in pods.values()), p["metadata"]
+    health = int(next(v for c in containers() for k, v in _env(c).items() if k == "KASHGAR_HEALTH_BIND")
+                 .rsplit(":", 1)[1])
+    assert web["ports"]["health"] == health
+    assert _allowed(policies, stranger, web, web["ports"]["http"])
+    for source in (stranger, worker["labels"], redis["labels"]):
+        assert not _allowed(policies, source, web, health)
+    redis_port = int(next(d for d in k8s_docs() if d.get("kind") == "ConfigMap")["data"]["KASHGAR_REDIS_URL"]
+                     .rsplit(":", 1)[1].split("/")[0])
+    assert _allowed(policies, web["labels"], redis, redis_port)
+    assert _allowed(policies, worker["labels"], redis, redis_port)
+    assert not _allowed(policies, stranger, redis, redis_port)
+    assert not _allowed(policies, web["labels"], worker, 8000)  # workers listen on nothing
+    assert _allowed([], stranger, redis, redis_port)  # no policy: open (the model's base case)
