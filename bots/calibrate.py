@@ -121,6 +121,46 @@ def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
     return out
 
 
+RECORDS_FORMAT = "kashgar-calibration-records/1"
+
+
+def write_records(path: str | os.PathLike[str], header: dict[str, Any], records: list[Record]) -> None:
+    """Save `records` (JSON lines: a header, then [game, progress, reward, won] per record) so that
+    a fit can be made again, or under another model, without playing the games again. `header`
+    names what was played (level, players, preset, ...)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(json.dumps({"format": RECORDS_FORMAT, **header}) + "\n")
+        for r in records:
+            fh.write(json.dumps([r.game, r.progress, r.reward, r.won]) + "\n")
+
+
+def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Record]]:
+    """The header and records of a file of `write_records`; ValueError naming the line that is wrong."""
+    with open(path, encoding="utf-8") as fh:
+        lines = fh.read().splitlines()
+    try:
+        header = json.loads(lines[0]) if lines else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != RECORDS_FORMAT:
+        raise ValueError(f"line 1: not a header of {RECORDS_FORMAT}")
+    records = []
+    for n, line in enumerate(lines[1:], 2):
+        try:
+            game, progress, reward, won = json.loads(line)
+            ok = (isinstance(game, int) and won in (0, 1) and not isinstance(won, bool)
+                  and all(_number(v) and 0.0 <= v <= 1.0 for v in (progress, reward)))
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:
+            raise ValueError(f"line {n}: want [game, progress, reward, won] (game an integer, progress and "
+                             "reward in 0..1, won 0 or 1)")
+        records.append(Record(game, float(progress), float(reward), int(won)))
+    if not records:
+        raise ValueError("no records")
+    return header, records
+
+
 # ---------------------------------------------------------------------------- fit
 
 

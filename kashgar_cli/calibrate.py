@@ -28,20 +28,51 @@ def _players(text: str) -> list[int]:
     return values
 
 
+def _records_file(folder: str, level: str, players: int) -> str:
+    return os.path.join(folder, f"{level}-{players}p.jsonl")
+
+
+def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[Any], str]:
+    """The cell's records, played (and saved under --records) or read (--from-records), and the
+    part of the command that says where they came from."""
+    from bots import calibrate
+
+    preset = calibrate.preset_of(level)
+    if args.from_records:
+        path = _records_file(args.from_records, level.name, players)
+        try:
+            header, records = calibrate.read_records(path)
+        except (OSError, ValueError) as exc:
+            raise CliError(f"argument --from-records: cannot read {path}: {exc}") from None
+        if header.get("level") != level.name or header.get("players") != players or header.get("preset") != preset:
+            raise CliError(f"argument --from-records: {path} holds games of another level, seat count or preset "
+                           f"than {level.name} with {players} seats now")
+        return records, f"--from-records {args.from_records}"
+    records = calibrate.collect(level.name, players, args.games, args.seed, args.workers,
+                                log=lambda m: print(m, file=sys.stderr, flush=True))
+    if args.records:
+        path = _records_file(args.records, level.name, players)
+        header = {"level": level.name, "players": players, "preset": preset, "games": args.games, "seed": args.seed}
+        try:
+            calibrate.write_records(path, header, records)
+        except OSError as exc:
+            raise CliError(f"argument --records: cannot write {path}: {exc}") from None
+    return records, f"-n {args.games} -j {args.workers}" + (f" --records {args.records}" if args.records else "")
+
+
 def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
-    """Play, fit and measure one level with `players` seats; prints its line."""
+    """Play (or read), fit and measure one level with `players` seats; prints its line."""
     from bots import calibrate
 
     t0 = time.perf_counter()
-    records = calibrate.collect(level.name, players, args.games, args.seed, args.workers,
-                                log=lambda m: print(m, file=sys.stderr, flush=True))
+    records, source = _records(args, level, players)
     entry = calibrate.calibrate(records, held_out=args.held_out, seed=args.seed)
     entry["preset"] = calibrate.preset_of(level)
     entry["model"] = calibrate.MODEL
     entry["seconds"] = round(time.perf_counter() - t0, 1)
     entry["provenance"] = provenance(workers=args.workers)
-    entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} -n {args.games} "
-                        f"--held-out {args.held_out} --seed {args.seed} -j {args.workers}")
+    entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} {source} "
+                        f"--held-out {args.held_out} --seed {args.seed}")
     h = entry["held_out"]
     print(f"{level.name:<9} {players}p  games {entry['games']:>5}  held out {h['games']:>4}: brier raw "
           f"{h['raw']['brier']:.4f} -> {h['calibrated']['brier']:.4f}, log-loss "
@@ -161,6 +192,13 @@ def register(sub: Any) -> None:
     p.add_argument("--out", default=str(CALIBRATION_FILE),
                    help="the calibration file; levels and seat counts not played here are kept from it (only "
                         "read with --table)" + OUT_HELP)
+    p.add_argument("--records", metavar="DIR",
+                   help="also save each level's and seat count's records (one line per searched decision) as "
+                        "DIR/LEVEL-Pp.jsonl, so that it can be fitted again without playing (--from-records)")
+    p.add_argument("--from-records", metavar="DIR",
+                   help="play nothing: fit each level and seat count on DIR/LEVEL-Pp.jsonl, saved by --records "
+                        "with the level's preset as it is now (-n and -j do not apply; --seed picks the held-out "
+                        "games)")
     p.add_argument("--table", action="store_true",
                    help="play nothing: print the Markdown table of the held-out measures in --out")
     p.set_defaults(func=run)
@@ -186,8 +224,19 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"argument --held-out: {args.games} games x {args.held_out} holds out {held}: want at "
                        "least one game held out and one to fit (more games, or another share)")
     check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
+    if args.records and args.from_records:
+        raise CliError("argument --records: not with --from-records (nothing is played)")
+    for flag, folder in (("--records", args.records), ("--from-records", args.from_records)):
+        if folder and not os.path.isdir(folder):
+            raise CliError(f"argument {flag}: no directory {folder!r}")
+    if args.records and not os.access(args.records, os.W_OK):
+        raise CliError(f"argument --records: cannot write in directory {args.records!r}")
     _check_writable(args.out)
     _read(args.out, missing_ok=True)  # a file that is not a calibration file: refused before any game
+    if args.from_records:  # every cell's records readable and of the level as it is now, before any fit
+        for name in chosen:
+            for players in args.players:
+                _records(args, by_name[name], players)
     try:
         with workers_ignore_sigint():
             for name in chosen:

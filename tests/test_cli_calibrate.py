@@ -187,3 +187,77 @@ def test_a_directory_it_cannot_write_in_is_refused_before_any_game(
     for argv in (["--out", str(tmp_path / "none" / "cal.json")], ["--out", str(tmp_path)]):
         assert main(["calibrate", "--levels", "novice", "--players", "2", "-n", "4", "-j", "1", *argv]) == 2
         assert "argument --out" in one_line_error(capsys)
+
+
+def made_up_records(games: int = 40) -> list[calibrate.Record]:
+    """Records of made-up games in which a higher mean reward wins more often (what a fit needs)."""
+    import random
+
+    rnd = random.Random(5)
+    out = []
+    for g in range(games):
+        winner_reward = rnd.uniform(0.3, 0.9)
+        for k in range(10):
+            r = min(0.99, max(0.01, winner_reward + rnd.gauss(0, 0.2)))
+            out.append(calibrate.Record(g, k / 10, round(r, 6), int(rnd.random() < r)))
+    return out
+
+
+def test_records_are_written_and_read_back_whole(tmp_path: Path) -> None:
+    recs = made_up_records(3)
+    calibrate.write_records(tmp_path / "r.jsonl", {"level": "club", "players": 3}, recs)
+    header, back = calibrate.read_records(tmp_path / "r.jsonl")
+    assert back == recs and header == {"format": calibrate.RECORDS_FORMAT, "level": "club", "players": 3}
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("", "line 1"), ('{"level": "club"}\n[1, 0.5, 0.5, 1]\n', "line 1"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1]\n[1, 0.5, 1.5, 1]\n', "line 3"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, true]\n', "line 2"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5]\n', "line 2"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n', "no records"),
+])
+def test_malformed_records_name_the_line(tmp_path: Path, text: str, where: str) -> None:
+    (tmp_path / "r.jsonl").write_text(text)
+    with pytest.raises(ValueError, match=where):
+        calibrate.read_records(tmp_path / "r.jsonl")
+
+
+def test_a_fit_from_saved_records_is_the_fit_of_the_games_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """--records saves what was played; --from-records fits it again without playing: the same
+    weights and held-out measures (the same --seed holds out the same games)."""
+    recs = made_up_records()
+    monkeypatch.setattr(calibrate, "collect", lambda *a, **kw: list(recs))
+    (tmp_path / "rec").mkdir()
+    played, again = tmp_path / "played.json", tmp_path / "again.json"
+    common = ["calibrate", "--levels", "club", "--players", "3", "--seed", "7"]
+    assert main([*common, "-n", "40", "-j", "1", "--records", str(tmp_path / "rec"), "--out", str(played)]) == 0
+    assert calibrate.read_records(tmp_path / "rec" / "club-3p.jsonl")[1] == recs
+    no_games(monkeypatch)
+    assert main([*common, "--from-records", str(tmp_path / "rec"), "--out", str(again)]) == 0
+    a, b = (json.loads(p.read_text())["levels"]["club"]["3"] for p in (played, again))
+    assert a["weights"] == b["weights"] and a["held_out"] == b["held_out"] and a["preset"] == b["preset"]
+    assert "--from-records" in b["command"] and "--records" in a["command"]
+
+
+def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from bots.levels import load_levels
+
+    no_games(monkeypatch)
+    club = next(lv for lv in load_levels() if lv.name == "club")
+    preset = dict(calibrate.preset_of(club), iterations=1)  # the level was changed since
+    calibrate.write_records(tmp_path / "club-2p.jsonl", {"level": "club", "players": 2, "preset": preset},
+                            made_up_records())
+    out = tmp_path / "cal.json"
+    argv = ["calibrate", "--levels", "club", "--from-records", str(tmp_path), "--out", str(out)]
+    assert main([*argv, "--players", "2"]) != 0
+    assert "another level, seat count or preset" in one_line_error(capsys)
+    calibrate.write_records(tmp_path / "club-2p.jsonl",
+                            {"level": "club", "players": 2, "preset": calibrate.preset_of(club)}, made_up_records())
+    assert main([*argv, "--players", "2,3"]) != 0  # club-3p.jsonl is missing: nothing fitted, not even 2p
+    assert "club-3p.jsonl" in one_line_error(capsys)
+    assert not out.exists()
+    assert main([*argv, "--players", "2", "--records", str(tmp_path)]) != 0
+    assert "not with --from-records" in one_line_error(capsys)
