@@ -45,6 +45,7 @@ END_VP = 25.0  # the game ends when a seat reaches this many VP (the search's pr
 EPS = 1e-4  # mean rewards are clipped to [EPS, 1 - EPS] before the logit
 L2 = 1e-3  # ridge penalty of the fit (not on the intercept)
 BINS = 10  # reliability table: bins of the predicted chance
+MIN_BIN = 500  # the largest gap between predicted and observed is taken over bins of this many decisions
 
 log = logging.getLogger("kashgar.calibrate")
 
@@ -217,6 +218,31 @@ def reliability(probs: list[float], records: list[Record], bins: int = BINS) -> 
              "observed": round(w / n, 3)} for i, (n, s, w) in enumerate(acc) if n]
 
 
+def largest_gap(probs: list[float], records: list[Record], min_bin: int = MIN_BIN) -> float:
+    """The largest |predicted - observed| over the reliability bins holding at least `min_bin`
+    decisions (0 when none has)."""
+    return max((abs(b["predicted"] - b["observed"]) for b in reliability(probs, records) if b["n"] >= min_bin),
+               default=0.0)
+
+
+def gap_interval(probs: list[float], records: list[Record], min_bin: int = MIN_BIN, resamples: int = 200,
+                 seed: int = 0) -> list[float]:
+    """A 90% interval of `largest_gap` over resamples of whole games (with replacement). Every
+    decision of a game shares its outcome, so the games, not the decisions, are the sample: with a
+    few hundred games held out the largest gap moves by several points with which games they are."""
+    by_game: dict[int, list[tuple[float, Record]]] = {}
+    for p, r in zip(probs, records, strict=True):
+        by_game.setdefault(r.game, []).append((p, r))
+    games = sorted(by_game)
+    rnd = random.Random(seed)
+    gaps = []
+    for _ in range(resamples):
+        pairs = [pr for g in (rnd.choice(games) for _ in games) for pr in by_game[g]]
+        gaps.append(largest_gap([p for p, _ in pairs], [r for _, r in pairs], min_bin))
+    gaps.sort()
+    return [round(gaps[int(0.05 * (resamples - 1))], 3), round(gaps[int(0.95 * (resamples - 1))], 3)]
+
+
 def split(records: list[Record], held_out: float, seed: int) -> tuple[list[Record], list[Record]]:
     """Whole games to the fit and to the held-out set (a `held_out` share of the games)."""
     games = sorted({r.game for r in records})
@@ -245,17 +271,19 @@ def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> di
             "calibrated": scores(calibrated, test),
             "reliability_raw": reliability(raw, test),
             "reliability_calibrated": reliability(calibrated, test),
+            "bin_gap_calibrated_90": gap_interval(calibrated, test, seed=seed),
         },
     }
 
 
-def markdown(doc: dict[str, Any], min_bin: int = 500) -> str:
+def markdown(doc: dict[str, Any], min_bin: int = MIN_BIN) -> str:
     """A Markdown table of a calibration file: per level and seat count, the held-out Brier score and
     log-loss of the raw mean reward and of `win_prob`, and the largest gap between predicted and
-    observed over the reliability bins holding at least `min_bin` decisions. A measure an entry lacks
-    (one written by hand, or by another version) reads "-"."""
+    observed over the reliability bins holding at least `min_bin` decisions, for `win_prob` with its
+    90% interval over resampled held-out games (`gap_interval`) where the entry has one. A measure an
+    entry lacks (one written by hand, or by another version) reads "-"."""
     rows = ["| level | players | games | held-out decisions | Brier raw | Brier win_prob | log-loss raw | "
-            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob |",
+            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob [90%] |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     levels = doc.get("levels")
     for name, by_players in (levels.items() if isinstance(levels, dict) else ()):
@@ -264,7 +292,8 @@ def markdown(doc: dict[str, Any], min_bin: int = 500) -> str:
             cells = [_cell(e, "games", fmt="d"), _cell(h, "decisions", fmt="d"),
                      _cell(h, "raw", "brier"), _cell(h, "calibrated", "brier"),
                      _cell(h, "raw", "log_loss"), _cell(h, "calibrated", "log_loss"),
-                     _gap(h, "reliability_raw", min_bin), _gap(h, "reliability_calibrated", min_bin)]
+                     _gap(h, "reliability_raw", min_bin),
+                     _gap(h, "reliability_calibrated", min_bin) + _interval(h, "bin_gap_calibrated_90")]
             rows.append(f"| {name} | {players} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
 
@@ -292,6 +321,14 @@ def _gap(held_out: Any, key: str, min_bin: int) -> str:
             if isinstance(b, dict) and all(_number(b.get(k)) for k in ("n", "predicted", "observed"))
             and b["n"] >= min_bin]
     return f"{max(gaps, default=0.0):.3f}"
+
+
+def _interval(held_out: Any, key: str) -> str:
+    """" [lo, hi]" from held_out[key], or "" where there is none (an entry of an earlier version)."""
+    iv = held_out.get(key) if isinstance(held_out, dict) else None
+    if not (isinstance(iv, list) and len(iv) == 2 and all(_number(v) for v in iv)):
+        return ""
+    return f" [{iv[0]:.3f}, {iv[1]:.3f}]"
 
 
 # ---------------------------------------------------------------------------- use

@@ -397,3 +397,42 @@ def test_the_command_wants_games_on_both_sides_of_the_split(tmp_path: Path,
                      "--out", str(tmp_path / "c.json")]) == 2
         assert "argument --held-out" in capsys.readouterr().err
     assert not (tmp_path / "c.json").exists()
+
+
+def games_of(per_game: int, games: int, seed: int) -> tuple[list[float], list[Record]]:
+    """Perfectly calibrated predictions whose decisions share their game's outcome: each game has
+    one chance p, and every decision of it predicts p and is won or lost together."""
+    rnd = random.Random(seed)
+    probs, recs = [], []
+    for g in range(games):
+        p = rnd.uniform(0.05, 0.95)
+        won = int(rnd.random() < p)
+        probs += [p] * per_game
+        recs += [Record(g, 0.5, p, won)] * per_game
+    return probs, recs
+
+
+def test_the_gap_interval_resamples_whole_games() -> None:
+    """Decisions of one game share one outcome, so the games are the sample: with 200 games a
+    calibrated map shows large bin gaps by chance, and the interval says so; with 2,000 games it
+    narrows. Seeded: the same interval again."""
+    few = games_of(per_game=5, games=200, seed=1)
+    many = games_of(per_game=5, games=2000, seed=1)
+    lo_few, hi_few = calibrate.gap_interval(*few, min_bin=50, seed=3)
+    lo_many, hi_many = calibrate.gap_interval(*many, min_bin=50, seed=3)
+    assert calibrate.gap_interval(*few, min_bin=50, seed=3) == [lo_few, hi_few]
+    assert calibrate.largest_gap(*few, min_bin=50) > 0.1 and hi_few > 0.25  # chance alone: every prediction is right
+    assert hi_many < 0.15 and hi_many - lo_many < hi_few - lo_few
+    assert lo_many <= calibrate.largest_gap(*many, min_bin=50) <= hi_many
+
+
+def test_the_table_shows_the_gap_interval(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = synthetic([0.0, 0.8, 0.0, 0.0], 200, 40, seed=4)
+    entry = calibrate.calibrate(records, held_out=0.3, seed=2)
+    lo, hi = entry["held_out"]["bin_gap_calibrated_90"]
+    assert 0.0 <= lo <= hi
+    out = tmp_path / "cal.json"
+    out.write_text(json.dumps({"levels": {"club": {"2": entry}}}))
+    assert main(["calibrate", "--table", "--out", str(out)]) == 0
+    row = capsys.readouterr().out.splitlines()[2]
+    assert row.endswith(f" [{lo:.3f}, {hi:.3f}] |"), row
