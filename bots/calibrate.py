@@ -225,11 +225,14 @@ def largest_gap(probs: list[float], records: list[Record], min_bin: int = MIN_BI
                default=0.0)
 
 
-def gap_interval(probs: list[float], records: list[Record], min_bin: int = MIN_BIN, resamples: int = 200,
-                 seed: int = 0) -> list[float]:
-    """A 90% interval of `largest_gap` over resamples of whole games (with replacement). Every
-    decision of a game shares its outcome, so the games, not the decisions, are the sample: with a
-    few hundred games held out the largest gap moves by several points with which games they are."""
+def gap_spread(probs: list[float], records: list[Record], min_bin: int = MIN_BIN, resamples: int = 200,
+               seed: int = 0) -> list[float]:
+    """The 5th and 95th percentiles of `largest_gap` over resamples of whole games (with
+    replacement): how far the figure moves with which games are held out. Every decision of a game
+    shares its outcome, so the games, not the decisions, are the sample, and with a few hundred
+    games the largest gap moves by several points. Not a confidence interval for miscalibration:
+    a largest of noisy gaps, it lies above the true largest gap (a perfectly calibrated map's
+    spread does not reach 0)."""
     by_game: dict[int, list[tuple[float, Record]]] = {}
     for p, r in zip(probs, records, strict=True):
         by_game.setdefault(r.game, []).append((p, r))
@@ -271,7 +274,7 @@ def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> di
             "calibrated": scores(calibrated, test),
             "reliability_raw": reliability(raw, test),
             "reliability_calibrated": reliability(calibrated, test),
-            "bin_gap_calibrated_90": gap_interval(calibrated, test, seed=seed),
+            "bin_gap_calibrated_spread": gap_spread(calibrated, test, seed=seed),
         },
     }
 
@@ -280,10 +283,10 @@ def markdown(doc: dict[str, Any], min_bin: int = MIN_BIN) -> str:
     """A Markdown table of a calibration file: per level and seat count, the held-out Brier score and
     log-loss of the raw mean reward and of `win_prob`, and the largest gap between predicted and
     observed over the reliability bins holding at least `min_bin` decisions, for `win_prob` with its
-    90% interval over resampled held-out games (`gap_interval`) where the entry has one. A measure an
-    entry lacks (one written by hand, or by another version) reads "-"."""
+    spread over resampled held-out games (`gap_spread`) where the entry has one. A measure an entry
+    lacks (one written by hand, or by another version) reads "-"."""
     rows = ["| level | players | games | held-out decisions | Brier raw | Brier win_prob | log-loss raw | "
-            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob [90%] |",
+            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob [spread] |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     levels = doc.get("levels")
     for name, by_players in (levels.items() if isinstance(levels, dict) else ()):
@@ -293,7 +296,7 @@ def markdown(doc: dict[str, Any], min_bin: int = MIN_BIN) -> str:
                      _cell(h, "raw", "brier"), _cell(h, "calibrated", "brier"),
                      _cell(h, "raw", "log_loss"), _cell(h, "calibrated", "log_loss"),
                      _gap(h, "reliability_raw", min_bin),
-                     _gap(h, "reliability_calibrated", min_bin) + _interval(h, "bin_gap_calibrated_90")]
+                     _gap(h, "reliability_calibrated", min_bin) + _spread(h, "bin_gap_calibrated_spread")]
             rows.append(f"| {name} | {players} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
 
@@ -323,7 +326,7 @@ def _gap(held_out: Any, key: str, min_bin: int) -> str:
     return f"{max(gaps, default=0.0):.3f}"
 
 
-def _interval(held_out: Any, key: str) -> str:
+def _spread(held_out: Any, key: str) -> str:
     """" [lo, hi]" from held_out[key], or "" where there is none (an entry of an earlier version)."""
     iv = held_out.get(key) if isinstance(held_out, dict) else None
     if not (isinstance(iv, list) and len(iv) == 2 and all(_number(v) for v in iv)):

@@ -17,6 +17,8 @@ from kashgar_cli.errors import OUT_HELP, CliError, check_seeds, output_file, pos
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 from kashgar_cli.provenance import provenance
 
+DEFAULT_SEED = 30000
+
 
 def _players(text: str) -> list[int]:
     try:
@@ -32,9 +34,19 @@ def _records_file(folder: str, level: str, players: int) -> str:
     return os.path.join(folder, f"{level}-{players}p.jsonl")
 
 
-def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[Any], str]:
-    """The cell's records, played (and saved under --records) or read (--from-records), and the
-    part of the command that says where they came from."""
+def _check_held_out(games: int, held_out: float, what: str) -> None:
+    """At least one of `games` held out and one left to fit."""
+    held = round(games * held_out)
+    if not 1 <= held <= games - 1:
+        raise CliError(f"argument --held-out: {what}{games} games x {held_out} holds out {held}: want at "
+                       "least one game held out and one to fit (more games, or another share)")
+
+
+def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[Any], str, int]:
+    """The cell's records, played (and saved under --records) or read (--from-records), the part of
+    the command that says where they came from, and the seed that picks the held-out games (--seed;
+    for saved records without --seed, the seed they were played with, so that the same games are
+    held out as when they were played)."""
     from bots import calibrate
 
     preset = calibrate.preset_of(level)
@@ -47,17 +59,21 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         if header.get("level") != level.name or header.get("players") != players or header.get("preset") != preset:
             raise CliError(f"argument --from-records: {path} holds games of another level, seat count or preset "
                            f"than {level.name} with {players} seats now")
-        return records, f"--from-records {args.from_records}"
-    records = calibrate.collect(level.name, players, args.games, args.seed, args.workers,
+        _check_held_out(len({r.game for r in records}), args.held_out, f"{path} holds ")
+        saved_seed = header.get("seed")
+        seed = args.seed if args.seed is not None else saved_seed if isinstance(saved_seed, int) else DEFAULT_SEED
+        return records, f"--from-records {args.from_records}", seed
+    seed = DEFAULT_SEED if args.seed is None else args.seed
+    records = calibrate.collect(level.name, players, args.games, seed, args.workers,
                                 log=lambda m: print(m, file=sys.stderr, flush=True))
     if args.records:
         path = _records_file(args.records, level.name, players)
-        header = {"level": level.name, "players": players, "preset": preset, "games": args.games, "seed": args.seed}
+        header = {"level": level.name, "players": players, "preset": preset, "games": args.games, "seed": seed}
         try:
             calibrate.write_records(path, header, records)
         except OSError as exc:
             raise CliError(f"argument --records: cannot write {path}: {exc}") from None
-    return records, f"-n {args.games} -j {args.workers}" + (f" --records {args.records}" if args.records else "")
+    return records, f"-n {args.games} -j {args.workers}" + (f" --records {args.records}" if args.records else ""), seed
 
 
 def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
@@ -65,14 +81,14 @@ def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
     from bots import calibrate
 
     t0 = time.perf_counter()
-    records, source = _records(args, level, players)
-    entry = calibrate.calibrate(records, held_out=args.held_out, seed=args.seed)
+    records, source, seed = _records(args, level, players)
+    entry = calibrate.calibrate(records, held_out=args.held_out, seed=seed)
     entry["preset"] = calibrate.preset_of(level)
     entry["model"] = calibrate.MODEL
     entry["seconds"] = round(time.perf_counter() - t0, 1)
-    entry["provenance"] = provenance(workers=args.workers)
+    entry["provenance"] = provenance(workers=1 if args.from_records else args.workers)
     entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} {source} "
-                        f"--held-out {args.held_out} --seed {args.seed}")
+                        f"--held-out {args.held_out} --seed {seed}")
     h = entry["held_out"]
     print(f"{level.name:<9} {players}p  games {entry['games']:>5}  held out {h['games']:>4}: brier raw "
           f"{h['raw']['brier']:.4f} -> {h['calibrated']['brier']:.4f}, log-loss "
@@ -188,13 +204,16 @@ def register(sub: Any) -> None:
     p.add_argument("-n", "--games", type=positive_int, default=500, help="self-play games per level and seat count")
     p.add_argument("--held-out", type=float, default=0.3, help="share of the games held out of the fit to measure it")
     p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
-    p.add_argument("--seed", type=int, default=30000, help="deal seed of the first game")
+    p.add_argument("--seed", type=int, default=None,
+                   help=f"deal seed of the first game (default {DEFAULT_SEED}); it also picks the held-out games "
+                        "(with --from-records, by default the seed the records were played with)")
     p.add_argument("--out", default=str(CALIBRATION_FILE),
                    help="the calibration file; levels and seat counts not played here are kept from it (only "
                         "read with --table)" + OUT_HELP)
     p.add_argument("--records", metavar="DIR",
                    help="also save each level's and seat count's records (one line per searched decision) as "
-                        "DIR/LEVEL-Pp.jsonl, so that it can be fitted again without playing (--from-records)")
+                        "DIR/LEVEL-Pp.jsonl (replacing one of that name), so that it can be fitted again without "
+                        "playing (--from-records)")
     p.add_argument("--from-records", metavar="DIR",
                    help="play nothing: fit each level and seat count on DIR/LEVEL-Pp.jsonl, saved by --records "
                         "with the level's preset as it is now (-n and -j do not apply; --seed picks the held-out "
@@ -219,11 +238,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"argument --levels: unknown level {', '.join(unknown)}; levels: {', '.join(names)}")
     if not 0.0 < args.held_out < 1.0:
         raise CliError(f"argument --held-out: want a share between 0 and 1, not {args.held_out}")
-    held = round(args.games * args.held_out)
-    if not 1 <= held <= args.games - 1:
-        raise CliError(f"argument --held-out: {args.games} games x {args.held_out} holds out {held}: want at "
-                       "least one game held out and one to fit (more games, or another share)")
-    check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
+    if not args.from_records:  # -n and --seed say which games are played; with saved records, none is
+        _check_held_out(args.games, args.held_out, "")
+        check_seeds(DEFAULT_SEED if args.seed is None else args.seed, args.games, engine_ext.SEEDS - 1)
     if args.records and args.from_records:
         raise CliError("argument --records: not with --from-records (nothing is played)")
     for flag, folder in (("--records", args.records), ("--from-records", args.from_records)):

@@ -226,16 +226,18 @@ def test_malformed_records_name_the_line(tmp_path: Path, text: str, where: str) 
 def test_a_fit_from_saved_records_is_the_fit_of_the_games_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """--records saves what was played; --from-records fits it again without playing: the same
-    weights and held-out measures (the same --seed holds out the same games)."""
+    weights and held-out measures (without --seed, the records' own seed holds out the same games;
+    -n does not apply)."""
     recs = made_up_records()
     monkeypatch.setattr(calibrate, "collect", lambda *a, **kw: list(recs))
     (tmp_path / "rec").mkdir()
     played, again = tmp_path / "played.json", tmp_path / "again.json"
-    common = ["calibrate", "--levels", "club", "--players", "3", "--seed", "7"]
-    assert main([*common, "-n", "40", "-j", "1", "--records", str(tmp_path / "rec"), "--out", str(played)]) == 0
+    common = ["calibrate", "--levels", "club", "--players", "3"]
+    assert main([*common, "--seed", "7", "-n", "40", "-j", "1", "--records", str(tmp_path / "rec"),
+                 "--out", str(played)]) == 0
     assert calibrate.read_records(tmp_path / "rec" / "club-3p.jsonl")[1] == recs
     no_games(monkeypatch)
-    assert main([*common, "--from-records", str(tmp_path / "rec"), "--out", str(again)]) == 0
+    assert main([*common, "-n", "1", "--from-records", str(tmp_path / "rec"), "--out", str(again)]) == 0
     a, b = (json.loads(p.read_text())["levels"]["club"]["3"] for p in (played, again))
     assert a["weights"] == b["weights"] and a["held_out"] == b["held_out"] and a["preset"] == b["preset"]
     assert "--from-records" in b["command"] and "--records" in a["command"]
@@ -261,3 +263,21 @@ def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: 
     assert not out.exists()
     assert main([*argv, "--players", "2", "--records", str(tmp_path)]) != 0
     assert "not with --from-records" in one_line_error(capsys)
+
+
+def test_saved_records_of_too_few_games_are_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """One saved game cannot be split into games to fit and games to hold out: a ZeroDivisionError
+    traceback, before --held-out was checked against the games in the file (not -n)."""
+    from bots.levels import get_level
+
+    no_games(monkeypatch)
+    one_game = [r for r in made_up_records() if r.game == 0]
+    calibrate.write_records(tmp_path / "novice-2p.jsonl",
+                            {"level": "novice", "players": 2, "preset": calibrate.preset_of(get_level("novice"))},
+                            one_game)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--levels", "novice", "--players", "2", "--from-records", str(tmp_path),
+                 "--out", str(out)]) != 0
+    assert "novice-2p.jsonl holds 1 games" in one_line_error(capsys)
+    assert not out.exists()

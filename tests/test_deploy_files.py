@@ -145,10 +145,11 @@ def _allowed(policies: list[dict[str, Any]], source: dict[str, str], target: dic
         return True
     for spec in selecting:
         for rule in spec.get("ingress", []):
-            froms = rule.get("from")
-            ok_from = froms is None or any(_matches(f["podSelector"], source) for f in froms)
-            ports = rule.get("ports")
-            ok_port = ports is None or any(target["ports"].get(p["port"], p["port"]) == port for p in ports)
+            froms, ports = rule.get("from"), rule.get("ports")  # missing or empty: every source, every port
+            assert all(set(f) == {"podSelector"} for f in froms or []), froms  # the forms the manifests use
+            assert all("port" in p for p in ports or []), ports
+            ok_from = not froms or any(_matches(f["podSelector"], source) for f in froms)
+            ok_port = not ports or any(target["ports"].get(p["port"], p["port"]) == port for p in ports)
             if ok_from and ok_port:
                 return True
     return False
@@ -176,3 +177,5 @@ def test_network_policies_keep_the_health_port_and_redis_to_those_that_need_them
     assert not _allowed(policies, stranger, redis, redis_port)
     assert not _allowed(policies, web["labels"], worker, 8000)  # workers listen on nothing
     assert _allowed([], stranger, redis, redis_port)  # no policy: open (the model's base case)
+    open_rule = [{"spec": {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{"from": [], "ports": []}]}}]
+    assert _allowed(open_rule, stranger, web, health)  # empty lists allow all, as Kubernetes reads them

@@ -67,6 +67,7 @@ def test_the_simulated_kubelet_counts_failures_a_period_apart() -> None:
     edge = kubelet(_timeline((10.0, 65.0), 90.0))  # 55 s: 6 ticks in a row at some phases, 5 at others
     assert 0 < edge["phases_out_of_service"] < edge["phases"], edge
     assert kubelet(_timeline((0.0, 0.0), 30.0))["most_failures_in_a_row"] == 0
+    assert kubelet([])["most_failures_in_a_row"] == 0  # no probe at all: no crash
 
 
 def test_a_redis_outage_keeps_sync_searches_and_readiness_comes_back(tmp_path: Path) -> None:
