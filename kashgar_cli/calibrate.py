@@ -63,7 +63,7 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         saved_seed = header.get("seed")
         seed = args.seed if args.seed is not None else saved_seed if isinstance(saved_seed, int) else DEFAULT_SEED
         return records, f"--from-records {args.from_records}", seed
-    seed = DEFAULT_SEED if args.seed is None else args.seed
+    seed = args.seed  # set by `run` when games are played
     records = calibrate.collect(level.name, players, args.games, seed, args.workers,
                                 log=lambda m: print(m, file=sys.stderr, flush=True))
     if args.records:
@@ -239,8 +239,9 @@ def run(args: argparse.Namespace) -> int:
     if not 0.0 < args.held_out < 1.0:
         raise CliError(f"argument --held-out: want a share between 0 and 1, not {args.held_out}")
     if not args.from_records:  # -n and --seed say which games are played; with saved records, none is
+        args.seed = DEFAULT_SEED if args.seed is None else args.seed
         _check_held_out(args.games, args.held_out, "")
-        check_seeds(DEFAULT_SEED if args.seed is None else args.seed, args.games, engine_ext.SEEDS - 1)
+        check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
     if args.records and args.from_records:
         raise CliError("argument --records: not with --from-records (nothing is played)")
     for flag, folder in (("--records", args.records), ("--from-records", args.from_records)):

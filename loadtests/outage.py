@@ -33,14 +33,13 @@ from pathlib import Path
 from typing import Any
 
 import engine_ext
-from loadtests.faults import FAULT_ENV, RestartableRedis
+from loadtests.faults import FAULT_ENV, TERMINAL, RestartableRedis
 from loadtests.stack import DEFAULT_REPORTS
 from service.testing import Gunicorn, Worker, free_port, http_json, wait_until
 
 PERIOD_S = 10.0  # deploy/k8s/web.yaml: readinessProbe.periodSeconds
 FAILURE_THRESHOLD = 6  # readinessProbe.failureThreshold
 PROBE_EVERY_S = 0.5
-TERMINAL = ("finished", "failed", "cancelled")
 
 
 @dataclass
@@ -211,7 +210,6 @@ def run(down: float, before: float, after: float, web_workers: int, recover_s: f
             web.stop()
         if worker is not None:
             worker.stop()
-        redis_server.kill()
         redis_server.stop()  # and its data directory
     return summary(tl, recover_s, jobs)
 
