@@ -75,12 +75,14 @@ def _sigmoid(z: float) -> float:
 @dataclass(frozen=True)
 class Record:
     """One searched decision of a self-play game: game index, progress, mean reward of the decision
-    played, and whether its player went on to win (1) or not (0)."""
+    played, whether its player went on to win (1) or not (0), and that player's seat (None in
+    records saved before seats were kept)."""
 
     game: int
     progress: float
     reward: float
     won: int
+    seat: int | None = None
 
 
 # ---------------------------------------------------------------------------- data
@@ -103,7 +105,7 @@ def play_game(task: tuple[str, int, int]) -> list[Record]:
         st.apply(an.code)
         k += 1
     winner = int(st.winner())
-    return [Record(seed, t, r, int(p == winner)) for p, t, r in seen]
+    return [Record(seed, t, r, int(p == winner), p) for p, t, r in seen]
 
 
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
@@ -126,13 +128,17 @@ RECORDS_FORMAT = "kashgar-calibration-records/1"
 
 
 def write_records(path: str | os.PathLike[str], header: dict[str, Any], records: list[Record]) -> None:
-    """Save `records` (JSON lines: a header, then [game, progress, reward, won] per record) so that
+    """Save `records` (JSON lines: a header, then [game, progress, reward, won, seat] per record, the
+    seat left out where it is not known) so that
     a fit can be made again, or under another model, without playing the games again. `header`
     names what was played (level, players, preset, ...)."""
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps({"format": RECORDS_FORMAT, **header}) + "\n")
         for r in records:
-            fh.write(json.dumps([r.game, r.progress, r.reward, r.won]) + "\n")
+            row: list[Any] = [r.game, r.progress, r.reward, r.won]
+            if r.seat is not None:
+                row.append(r.seat)
+            fh.write(json.dumps(row) + "\n")
 
 
 def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Record]]:
@@ -148,15 +154,18 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
     records = []
     for n, line in enumerate(lines[1:], 2):
         try:
-            game, progress, reward, won = json.loads(line)
-            ok = (isinstance(game, int) and won in (0, 1) and not isinstance(won, bool)
-                  and all(_number(v) and 0.0 <= v <= 1.0 for v in (progress, reward)))
+            row = json.loads(line)
+            game, progress, reward, won = row[:4]
+            seat = row[4] if len(row) == 5 else None
+            ok = (len(row) in (4, 5) and isinstance(game, int) and won in (0, 1) and not isinstance(won, bool)
+                  and all(_number(v) and 0.0 <= v <= 1.0 for v in (progress, reward))
+                  and (seat is None or (isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0)))
         except (ValueError, TypeError):
             ok = False
         if not ok:
-            raise ValueError(f"line {n}: want [game, progress, reward, won] (game an integer, progress and "
-                             "reward in 0..1, won 0 or 1)")
-        records.append(Record(game, float(progress), float(reward), int(won)))
+            raise ValueError(f"line {n}: want [game, progress, reward, won] or [game, progress, reward, won, seat] "
+                             "(game an integer, progress and reward in 0..1, won 0 or 1, seat an integer >= 0)")
+        records.append(Record(game, float(progress), float(reward), int(won), seat))
     if not records:
         raise ValueError("no records")
     return header, records

@@ -105,6 +105,7 @@ def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monk
         assert len(recs) == len(searched) > 0
         assert [r.won for r in recs] == [int(p == winner) for p, _ in searched], seed
         assert [r.reward for r in recs] == [m for _, m in searched]
+        assert [r.seat for r in recs] == [p for p, _ in searched]
         if winners == {0, 1}:  # games won by either seat
             break
     assert winners == {0, 1}

@@ -199,7 +199,7 @@ def made_up_records(games: int = 40) -> list[calibrate.Record]:
         winner_reward = rnd.uniform(0.3, 0.9)
         for k in range(10):
             r = min(0.99, max(0.01, winner_reward + rnd.gauss(0, 0.2)))
-            out.append(calibrate.Record(g, k / 10, round(r, 6), int(rnd.random() < r)))
+            out.append(calibrate.Record(g, k / 10, round(r, 6), int(rnd.random() < r), k % 2))
     return out
 
 
@@ -208,6 +208,14 @@ def test_records_are_written_and_read_back_whole(tmp_path: Path) -> None:
     calibrate.write_records(tmp_path / "r.jsonl", {"level": "club", "players": 3}, recs)
     header, back = calibrate.read_records(tmp_path / "r.jsonl")
     assert back == recs and header == {"format": calibrate.RECORDS_FORMAT, "level": "club", "players": 3}
+    assert {r.seat for r in back} == {0, 1}
+
+
+def test_records_saved_before_seats_were_kept_read_with_no_seat(tmp_path: Path) -> None:
+    (tmp_path / "r.jsonl").write_text(f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[4, 0.25, 0.5, 1]\n')
+    assert calibrate.read_records(tmp_path / "r.jsonl")[1] == [calibrate.Record(4, 0.25, 0.5, 1, None)]
+    calibrate.write_records(tmp_path / "again.jsonl", {}, [calibrate.Record(4, 0.25, 0.5, 1, None)])
+    assert (tmp_path / "again.jsonl").read_text().splitlines()[1] == "[4, 0.25, 0.5, 1]"
 
 
 @pytest.mark.parametrize(("text", "where"), [
@@ -215,6 +223,10 @@ def test_records_are_written_and_read_back_whole(tmp_path: Path) -> None:
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1]\n[1, 0.5, 1.5, 1]\n', "line 3"),
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, true]\n', "line 2"),
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5]\n', "line 2"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1, 0]\n[1, 0.5, 0.5, 1, -1]\n', "line 3"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1, false]\n', "line 2"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1, 0, 0]\n', "line 2"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n{{"game": 1}}\n', "line 2"),
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n', "no records"),
 ])
 def test_malformed_records_name_the_line(tmp_path: Path, text: str, where: str) -> None:
@@ -263,6 +275,22 @@ def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: 
     assert not out.exists()
     assert main([*argv, "--players", "2", "--records", str(tmp_path)]) != 0
     assert "not with --from-records" in one_line_error(capsys)
+
+
+def test_saved_records_of_a_seat_the_game_lacks_are_refused_before_any_fit(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from bots.levels import get_level
+
+    no_games(monkeypatch)
+    recs = made_up_records()
+    recs[7] = calibrate.Record(recs[7].game, recs[7].progress, recs[7].reward, recs[7].won, 2)
+    calibrate.write_records(tmp_path / "club-2p.jsonl",
+                            {"level": "club", "players": 2, "preset": calibrate.preset_of(get_level("club"))}, recs)
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--levels", "club", "--players", "2", "--from-records", str(tmp_path),
+                 "--out", str(out)]) != 0
+    assert f"seat 2 (game {recs[7].game}) in a 2-seat game" in one_line_error(capsys)
+    assert not out.exists()
 
 
 def test_saved_records_of_too_few_games_are_a_one_line_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
