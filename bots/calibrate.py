@@ -227,6 +227,23 @@ def reliability(probs: list[float], records: list[Record], bins: int = BINS) -> 
              "observed": round(w / n, 3)} for i, (n, s, w) in enumerate(acc) if n]
 
 
+def by_seat(probs: list[float], records: list[Record]) -> list[dict[str, Any]] | None:
+    """Predicted against observed per seat: for each seat, its decisions, the mean prediction and
+    the share of them its player went on to win. The model has no seat in it, so a seat whose
+    mean prediction stays off its share (the first player's, say) shows a bias the search's reward
+    does not carry. None when a record has no seat (saved before seats were kept)."""
+    if any(r.seat is None for r in records):
+        return None
+    acc: dict[int, list[float]] = {}
+    for p, r in zip(probs, records, strict=True):
+        a = acc.setdefault(int(r.seat or 0), [0.0, 0.0, 0.0])
+        a[0] += 1
+        a[1] += p
+        a[2] += r.won
+    return [{"seat": seat, "n": int(n), "predicted": round(s / n, 3), "observed": round(w / n, 3)}
+            for seat, (n, s, w) in sorted(acc.items())]
+
+
 def largest_gap(probs: list[float], records: list[Record], min_bin: int = MIN_BIN) -> float:
     """The largest |predicted - observed| over the reliability bins holding at least `min_bin`
     decisions (0 when none has)."""
@@ -284,6 +301,7 @@ def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> di
             "reliability_raw": reliability(raw, test),
             "reliability_calibrated": reliability(calibrated, test),
             "bin_gap_calibrated_spread": gap_spread(calibrated, test, seed=seed),
+            **({"by_seat_calibrated": seats} if (seats := by_seat(calibrated, test)) is not None else {}),
         },
     }
 

@@ -61,6 +61,23 @@ def test_held_out_games_measure_the_fit_against_the_raw_score() -> None:
     assert not {r.game for r in train} & {r.game for r in test}
 
 
+def test_predicted_and_observed_per_seat_show_a_seat_bias_the_model_lacks() -> None:
+    R = calibrate.Record
+    recs = [R(1, 0.1, 0.5, 1, 0), R(1, 0.2, 0.5, 0, 1), R(2, 0.1, 0.5, 1, 0), R(2, 0.2, 0.5, 0, 1),
+            R(3, 0.1, 0.5, 0, 0), R(3, 0.2, 0.5, 1, 1), R(3, 0.3, 0.5, 0, 0)]
+    probs = [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.2]
+    assert calibrate.by_seat(probs, recs) == [
+        {"seat": 0, "n": 4, "predicted": 0.425, "observed": 0.5},
+        {"seat": 1, "n": 3, "predicted": 0.5, "observed": 0.333}]
+    assert calibrate.by_seat(probs, [*recs[:-1], R(3, 0.3, 0.5, 0, None)]) is None
+    # held out by calibrate() only where every record names its seat
+    seated = [R(r.game, r.progress, r.reward, r.won, r.game % 2) for r in synthetic([0.0, 1.0, 0.0, 0.0], 60, 10, 3)]
+    h = calibrate.calibrate(seated, held_out=0.3, seed=1)["held_out"]
+    assert [row["seat"] for row in h["by_seat_calibrated"]] == [0, 1]
+    assert sum(row["n"] for row in h["by_seat_calibrated"]) == h["decisions"]
+    assert "by_seat_calibrated" not in calibrate.calibrate(synthetic([0.0, 1.0, 0.0, 0.0], 60, 10, 3))["held_out"]
+
+
 def test_self_play_records_label_every_searched_decision_with_its_player_s_result() -> None:
     recs = calibrate.play_game(("casual", 3, 11))
     assert recs and {r.game for r in recs} == {11}
