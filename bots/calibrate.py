@@ -26,12 +26,14 @@ disk (another mtime, size or inode), so a new fit or a mended file takes effect 
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import math
 import os
 import random
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,9 +144,14 @@ def write_records(path: str | os.PathLike[str], header: dict[str, Any], records:
 
 
 def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Record]]:
-    """The header and records of a file of `write_records`; ValueError naming the line that is wrong."""
-    with open(path, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    """The header and records of a file of `write_records` (gzip-compressed where its name ends in
+    .gz); ValueError naming the line that is wrong."""
+    try:
+        with (gzip.open(path, "rt", encoding="utf-8") if str(path).endswith(".gz")
+              else open(path, encoding="utf-8")) as fh:
+            lines = fh.read().splitlines()
+    except (EOFError, zlib.error) as exc:  # a cut or damaged .gz
+        raise ValueError(f"not a whole gzip file ({exc})") from None
     try:
         header = json.loads(lines[0]) if lines else None
     except ValueError:

@@ -30,8 +30,11 @@ def _players(text: str) -> list[int]:
     return values
 
 
-def _records_file(folder: str, level: str, players: int) -> str:
-    return os.path.join(folder, f"{level}-{players}p.jsonl")
+def _records_file(folder: str, level: str, players: int, saved: bool = False) -> str:
+    """DIR/LEVEL-Pp.jsonl; for records `saved` before, DIR/LEVEL-Pp.jsonl.gz where only that is there
+    (records kept compressed)."""
+    path = os.path.join(folder, f"{level}-{players}p.jsonl")
+    return f"{path}.gz" if saved and not os.path.exists(path) and os.path.exists(f"{path}.gz") else path
 
 
 def _check_held_out(games: int, held_out: float, what: str) -> None:
@@ -51,7 +54,7 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
 
     preset = calibrate.preset_of(level)
     if args.from_records:
-        path = _records_file(args.from_records, level.name, players)
+        path = _records_file(args.from_records, level.name, players, saved=True)
         try:
             header, records = calibrate.read_records(path)
         except (OSError, ValueError) as exc:
@@ -219,7 +222,8 @@ def register(sub: Any) -> None:
                         "DIR/LEVEL-Pp.jsonl (replacing one of that name), so that it can be fitted again without "
                         "playing (--from-records)")
     p.add_argument("--from-records", metavar="DIR",
-                   help="play nothing: fit each level and seat count on DIR/LEVEL-Pp.jsonl, saved by --records "
+                   help="play nothing: fit each level and seat count on DIR/LEVEL-Pp.jsonl (or, where only "
+                        "that is there, DIR/LEVEL-Pp.jsonl.gz), saved by --records "
                         "with the level's preset as it is now (-n and -j do not apply; --seed picks the held-out "
                         "games)")
     p.add_argument("--table", action="store_true",

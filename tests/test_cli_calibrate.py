@@ -277,6 +277,32 @@ def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: 
     assert "not with --from-records" in one_line_error(capsys)
 
 
+def test_records_kept_compressed_are_fitted_as_the_plain_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import gzip
+
+    from bots.levels import get_level
+
+    no_games(monkeypatch)
+    header = {"level": "club", "players": 2, "preset": calibrate.preset_of(get_level("club")), "seed": 3}
+    calibrate.write_records(tmp_path / "club-2p.jsonl", header, made_up_records())
+    text = (tmp_path / "club-2p.jsonl").read_bytes()
+    argv = ["calibrate", "--levels", "club", "--players", "2", "--from-records", str(tmp_path)]
+    assert main([*argv, "--out", str(tmp_path / "plain.json")]) == 0
+    (tmp_path / "club-2p.jsonl").unlink()
+    (tmp_path / "club-2p.jsonl.gz").write_bytes(gzip.compress(text))
+    assert main([*argv, "--out", str(tmp_path / "gz.json")]) == 0
+    a, b = (json.loads((tmp_path / f).read_text())["levels"]["club"]["2"] for f in ("plain.json", "gz.json"))
+    assert a["weights"] == b["weights"] and a["held_out"] == b["held_out"]
+    (tmp_path / "club-2p.jsonl.gz").write_bytes(gzip.compress(text)[:-40])  # cut short
+    assert main([*argv, "--out", str(tmp_path / "cut.json")]) != 0
+    assert "club-2p.jsonl.gz: not a whole gzip file" in one_line_error(capsys)
+    (tmp_path / "club-2p.jsonl.gz").write_bytes(b"\x1f\x8b" + bytes(range(60)))  # not gzip inside
+    assert main([*argv, "--out", str(tmp_path / "bad.json")]) != 0
+    assert "club-2p.jsonl.gz" in one_line_error(capsys)
+    assert not (tmp_path / "cut.json").exists() and not (tmp_path / "bad.json").exists()
+
+
 def test_saved_records_of_a_seat_the_game_lacks_are_refused_before_any_fit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from bots.levels import get_level
