@@ -77,14 +77,15 @@ def _sigmoid(z: float) -> float:
 @dataclass(frozen=True)
 class Record:
     """One searched decision of a self-play game: game index, progress, mean reward of the decision
-    played, whether its player went on to win (1) or not (0), and that player's seat (None in
-    records saved before seats were kept)."""
+    played, whether its player went on to win (1) or not (0), and that player's place in turn
+    order, 0 for the start player (None in records saved before it was kept). The start player is
+    dealt, so the place, not the seat number, is what can bias the outcome."""
 
     game: int
     progress: float
     reward: float
     won: int
-    seat: int | None = None
+    order: int | None = None
 
 
 # ---------------------------------------------------------------------------- data
@@ -98,6 +99,7 @@ def play_game(task: tuple[str, int, int]) -> list[Record]:
     level, players, seed = task
     bot = cached_bot(f"level:{level}")
     st = new_state("kashgar", players, seed, None)
+    start = int(st.turn_player())
     seen: list[tuple[int, float, float]] = []
     k = 0
     while not st.is_terminal():
@@ -107,7 +109,7 @@ def play_game(task: tuple[str, int, int]) -> list[Record]:
         st.apply(an.code)
         k += 1
     winner = int(st.winner())
-    return [Record(seed, t, r, int(p == winner), p) for p, t, r in seen]
+    return [Record(seed, t, r, int(p == winner), (p - start) % players) for p, t, r in seen]
 
 
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
@@ -130,16 +132,16 @@ RECORDS_FORMAT = "kashgar-calibration-records/1"
 
 
 def write_records(path: str | os.PathLike[str], header: dict[str, Any], records: list[Record]) -> None:
-    """Save `records` (JSON lines: a header, then [game, progress, reward, won, seat] per record, the
-    seat left out where it is not known) so that
+    """Save `records` (JSON lines: a header, then [game, progress, reward, won, order] per record, the
+    place in turn order left out where it is not known) so that
     a fit can be made again, or under another model, without playing the games again. `header`
     names what was played (level, players, preset, ...)."""
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps({"format": RECORDS_FORMAT, **header}) + "\n")
         for r in records:
             row: list[Any] = [r.game, r.progress, r.reward, r.won]
-            if r.seat is not None:
-                row.append(r.seat)
+            if r.order is not None:
+                row.append(r.order)
             fh.write(json.dumps(row) + "\n")
 
 
@@ -163,16 +165,16 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
         try:
             row = json.loads(line)
             game, progress, reward, won = row[:4]
-            seat = row[4] if len(row) == 5 else None
+            order = row[4] if len(row) == 5 else None
             ok = (len(row) in (4, 5) and isinstance(game, int) and won in (0, 1) and not isinstance(won, bool)
                   and all(_number(v) and 0.0 <= v <= 1.0 for v in (progress, reward))
-                  and (seat is None or (isinstance(seat, int) and not isinstance(seat, bool) and seat >= 0)))
+                  and (order is None or (isinstance(order, int) and not isinstance(order, bool) and order >= 0)))
         except (ValueError, TypeError):
             ok = False
         if not ok:
-            raise ValueError(f"line {n}: want [game, progress, reward, won] or [game, progress, reward, won, seat] "
-                             "(game an integer, progress and reward in 0..1, won 0 or 1, seat an integer >= 0)")
-        records.append(Record(game, float(progress), float(reward), int(won), seat))
+            raise ValueError(f"line {n}: want [game, progress, reward, won] or [game, progress, reward, won, order] "
+                             "(game an integer, progress and reward in 0..1, won 0 or 1, order an integer >= 0)")
+        records.append(Record(game, float(progress), float(reward), int(won), order))
     if not records:
         raise ValueError("no records")
     return header, records
@@ -234,21 +236,22 @@ def reliability(probs: list[float], records: list[Record], bins: int = BINS) -> 
              "observed": round(w / n, 3)} for i, (n, s, w) in enumerate(acc) if n]
 
 
-def by_seat(probs: list[float], records: list[Record]) -> list[dict[str, Any]] | None:
-    """Predicted against observed per seat: for each seat, its decisions, the mean prediction and
-    the share of them its player went on to win. The model has no seat in it, so a seat whose
-    mean prediction stays off its share (the first player's, say) shows a bias the search's reward
-    does not carry. None when a record has no seat (saved before seats were kept)."""
-    if any(r.seat is None for r in records):
+def by_order(probs: list[float], records: list[Record]) -> list[dict[str, Any]] | None:
+    """Predicted against observed per place in turn order: for each place (0: the start player),
+    its decisions, the mean prediction and the share of them its player went on to win. The model
+    has no place in it, so a place whose mean prediction stays off its share (the start player's,
+    say) shows a bias the search's reward does not carry. None when a record has no place (saved
+    before it was kept)."""
+    if any(r.order is None for r in records):
         return None
     acc: dict[int, list[float]] = {}
     for p, r in zip(probs, records, strict=True):
-        a = acc.setdefault(int(r.seat or 0), [0.0, 0.0, 0.0])
+        a = acc.setdefault(int(r.order or 0), [0.0, 0.0, 0.0])
         a[0] += 1
         a[1] += p
         a[2] += r.won
-    return [{"seat": seat, "n": int(n), "predicted": round(s / n, 3), "observed": round(w / n, 3)}
-            for seat, (n, s, w) in sorted(acc.items())]
+    return [{"order": order, "n": int(n), "predicted": round(s / n, 3), "observed": round(w / n, 3)}
+            for order, (n, s, w) in sorted(acc.items())]
 
 
 def largest_gap(probs: list[float], records: list[Record], min_bin: int = MIN_BIN) -> float:
@@ -308,7 +311,7 @@ def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> di
             "reliability_raw": reliability(raw, test),
             "reliability_calibrated": reliability(calibrated, test),
             "bin_gap_calibrated_spread": gap_spread(calibrated, test, seed=seed),
-            **({"by_seat_calibrated": seats} if (seats := by_seat(calibrated, test)) is not None else {}),
+            **({"by_order_calibrated": places} if (places := by_order(calibrated, test)) is not None else {}),
         },
     }
 

@@ -62,10 +62,10 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         if header.get("level") != level.name or header.get("players") != players or header.get("preset") != preset:
             raise CliError(f"argument --from-records: {path} holds games of another level, seat count or preset "
                            f"than {level.name} with {players} seats now")
-        bad = next((r for r in records if r.seat is not None and r.seat >= players), None)
+        bad = next((r for r in records if r.order is not None and r.order >= players), None)
         if bad is not None:
-            raise CliError(f"argument --from-records: {path} holds a decision of seat {bad.seat} (game {bad.game}) "
-                           f"in a {players}-seat game")
+            raise CliError(f"argument --from-records: {path} holds a decision of place {bad.order} in turn order "
+                           f"(game {bad.game}) in a {players}-seat game")
         _check_held_out(len({r.game for r in records}), args.held_out, f"{path} holds ")
         saved_seed = header.get("seed")
         seed = args.seed if args.seed is not None else saved_seed if isinstance(saved_seed, int) else DEFAULT_SEED

@@ -61,21 +61,21 @@ def test_held_out_games_measure_the_fit_against_the_raw_score() -> None:
     assert not {r.game for r in train} & {r.game for r in test}
 
 
-def test_predicted_and_observed_per_seat_show_a_seat_bias_the_model_lacks() -> None:
+def test_predicted_and_observed_per_place_in_turn_order_show_a_bias_the_model_lacks() -> None:
     R = calibrate.Record
     recs = [R(1, 0.1, 0.5, 1, 0), R(1, 0.2, 0.5, 0, 1), R(2, 0.1, 0.5, 1, 0), R(2, 0.2, 0.5, 0, 1),
             R(3, 0.1, 0.5, 0, 0), R(3, 0.2, 0.5, 1, 1), R(3, 0.3, 0.5, 0, 0)]
     probs = [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.2]
-    assert calibrate.by_seat(probs, recs) == [
-        {"seat": 0, "n": 4, "predicted": 0.425, "observed": 0.5},
-        {"seat": 1, "n": 3, "predicted": 0.5, "observed": 0.333}]
-    assert calibrate.by_seat(probs, [*recs[:-1], R(3, 0.3, 0.5, 0, None)]) is None
-    # held out by calibrate() only where every record names its seat
-    seated = [R(r.game, r.progress, r.reward, r.won, r.game % 2) for r in synthetic([0.0, 1.0, 0.0, 0.0], 60, 10, 3)]
-    h = calibrate.calibrate(seated, held_out=0.3, seed=1)["held_out"]
-    assert [row["seat"] for row in h["by_seat_calibrated"]] == [0, 1]
-    assert sum(row["n"] for row in h["by_seat_calibrated"]) == h["decisions"]
-    assert "by_seat_calibrated" not in calibrate.calibrate(synthetic([0.0, 1.0, 0.0, 0.0], 60, 10, 3))["held_out"]
+    assert calibrate.by_order(probs, recs) == [
+        {"order": 0, "n": 4, "predicted": 0.425, "observed": 0.5},
+        {"order": 1, "n": 3, "predicted": 0.5, "observed": 0.333}]
+    assert calibrate.by_order(probs, [*recs[:-1], R(3, 0.3, 0.5, 0, None)]) is None
+    # held out by calibrate() only where every record names its place
+    placed = [R(r.game, r.progress, r.reward, r.won, r.game % 2) for r in synthetic([0.0, 1.0, 0.0, 0.0], 60, 10, 3)]
+    h = calibrate.calibrate(placed, held_out=0.3, seed=1)["held_out"]
+    assert [row["order"] for row in h["by_order_calibrated"]] == [0, 1]
+    assert sum(row["n"] for row in h["by_order_calibrated"]) == h["decisions"]
+    assert "by_order_calibrated" not in calibrate.calibrate(synthetic([0.0, 1.0, 0.0, 0.0], 60, 10, 3))["held_out"]
 
 
 def test_self_play_records_label_every_searched_decision_with_its_player_s_result() -> None:
@@ -105,8 +105,11 @@ def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monk
                 searched.append((int(an.player), float(an.win_prob)))
             return an
 
+    starts: list[int] = []  # the start player of each game, read before its first decision
+
     def new_state(*args: Any) -> Any:
         states.append(real_state(*args))
+        starts.append(int(states[-1].turn_player()))
         return states[-1]
 
     monkeypatch.setattr(arena, "cached_bot", lambda spec: Spy(real_bot(spec)))
@@ -122,7 +125,7 @@ def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monk
         assert len(recs) == len(searched) > 0
         assert [r.won for r in recs] == [int(p == winner) for p, _ in searched], seed
         assert [r.reward for r in recs] == [m for _, m in searched]
-        assert [r.seat for r in recs] == [p for p, _ in searched]
+        assert [r.order for r in recs] == [(p - starts[-1]) % 2 for p, _ in searched]
         if winners == {0, 1}:  # games won by either seat
             break
     assert winners == {0, 1}

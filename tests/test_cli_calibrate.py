@@ -208,10 +208,10 @@ def test_records_are_written_and_read_back_whole(tmp_path: Path) -> None:
     calibrate.write_records(tmp_path / "r.jsonl", {"level": "club", "players": 3}, recs)
     header, back = calibrate.read_records(tmp_path / "r.jsonl")
     assert back == recs and header == {"format": calibrate.RECORDS_FORMAT, "level": "club", "players": 3}
-    assert {r.seat for r in back} == {0, 1}
+    assert {r.order for r in back} == {0, 1}
 
 
-def test_records_saved_before_seats_were_kept_read_with_no_seat(tmp_path: Path) -> None:
+def test_records_saved_before_the_turn_order_was_kept_read_without_it(tmp_path: Path) -> None:
     (tmp_path / "r.jsonl").write_text(f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[4, 0.25, 0.5, 1]\n')
     assert calibrate.read_records(tmp_path / "r.jsonl")[1] == [calibrate.Record(4, 0.25, 0.5, 1, None)]
     calibrate.write_records(tmp_path / "again.jsonl", {}, [calibrate.Record(4, 0.25, 0.5, 1, None)])
@@ -303,7 +303,7 @@ def test_records_kept_compressed_are_fitted_as_the_plain_file(tmp_path: Path, mo
     assert not (tmp_path / "cut.json").exists() and not (tmp_path / "bad.json").exists()
 
 
-def test_saved_records_of_a_seat_the_game_lacks_are_refused_before_any_fit(
+def test_saved_records_of_a_place_in_turn_order_the_game_lacks_are_refused_before_any_fit(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from bots.levels import get_level
 
@@ -315,7 +315,7 @@ def test_saved_records_of_a_seat_the_game_lacks_are_refused_before_any_fit(
     out = tmp_path / "cal.json"
     assert main(["calibrate", "--levels", "club", "--players", "2", "--from-records", str(tmp_path),
                  "--out", str(out)]) != 0
-    assert f"seat 2 (game {recs[7].game}) in a 2-seat game" in one_line_error(capsys)
+    assert f"place 2 in turn order (game {recs[7].game}) in a 2-seat game" in one_line_error(capsys)
     assert not out.exists()
 
 
