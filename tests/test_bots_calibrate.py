@@ -276,6 +276,24 @@ def test_an_unchanged_file_is_read_once(tmp_path: Path, monkeypatch: pytest.Monk
     assert reads == [str(path)] * 2
 
 
+def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> None:
+    """docs/calibration holds the records of shipped fits, so that a new model is fitted on them
+    without playing: each file is of the level's preset as shipped, and fitting it gives the
+    shipped weights and the held-out games and decisions."""
+    folder = Path(__file__).resolve().parents[1] / "docs" / "calibration"
+    files = sorted(folder.glob("*.jsonl.gz"))
+    assert files
+    doc = calibrate.load_calibration()
+    for path in files:
+        header, records = calibrate.read_records(path)
+        entry = doc["levels"][header["level"]][str(header["players"])]
+        assert path.name == f"{header['level']}-{header['players']}p.jsonl.gz"
+        assert header["preset"] == entry["preset"] == calibrate.preset_of(get_level(header["level"]))
+        assert calibrate.fit(records) == pytest.approx(entry["weights"], abs=1e-9)
+        assert len({r.game for r in records}) == entry["games"] and len(records) == entry["decisions"]
+        assert all(r.order is not None and 0 <= r.order < header["players"] for r in records)
+
+
 def test_every_shipped_level_is_calibrated_for_2_to_4_players(shipped: None) -> None:
     from bots.levels import load_levels
 
