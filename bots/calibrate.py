@@ -132,10 +132,10 @@ RECORDS_FORMAT = "kashgar-calibration-records/1"
 
 
 def write_records(path: str | os.PathLike[str], header: dict[str, Any], records: list[Record]) -> None:
-    """Save `records` (JSON lines: a header, then [game, progress, reward, won, order] per record, the
-    place in turn order left out where it is not known) so that
-    a fit can be made again, or under another model, without playing the games again. `header`
-    names what was played (level, players, preset, ...)."""
+    """Save `records` (JSON lines: a header, then [game, progress, reward, won, order] per record,
+    the place in turn order left out where it is not known) so that a fit can be made again, or
+    under another model, without playing the games again. `header` names what was played (level,
+    players, preset, ...)."""
     with open(path, "w", encoding="utf-8") as fh:
         fh.write(json.dumps({"format": RECORDS_FORMAT, **header}) + "\n")
         for r in records:
