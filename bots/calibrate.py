@@ -7,7 +7,10 @@ that level (every seat plays the level; `kashgar calibrate`)::
 
     logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x,   x = logit(mean reward)
 
-where t is the game's progress (the leader's VP / 25, as the search's evaluation uses it). So
+where t is the game's progress (the leader's VP / 25, as the search's evaluation uses it), plus,
+in a fit on records that name each decision's place in turn order (`MODEL_ORDER`), a term u_k for
+the mover's place k (u_0 = 0 for the start player, whose chance the search's score overstates at 4
+players). So
 `win_prob` reads: if every seat went on playing at this level, the player to move would win this
 often from positions that the search scores like this one. Whole games are held out of the fit to
 measure it (Brier score and log-loss against the raw mean reward, and a reliability table); the
@@ -42,7 +45,9 @@ from typing import Any
 CALIBRATION_FILE = Path(__file__).with_name("win_calibration.json")
 MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit(mean reward), "
          "t = the leader's VP / 25; fitted per level and number of players on self-play games of the level")
-N_WEIGHTS = 4
+MODEL_ORDER = (MODEL.replace("w3 * t * x,", "w3 * t * x + u_k, k = the mover's place in turn order "
+                                            "(0: the start player; u_0 = 0, u_1.. follow w3),"))
+N_WEIGHTS = 4  # of MODEL; MODEL_ORDER adds one per place after the start player's
 END_VP = 25.0  # the game ends when a seat reaches this many VP (the search's progress measure)
 EPS = 1e-4  # mean rewards are clipped to [EPS, 1 - EPS] before the logit
 L2 = 1e-3  # ridge penalty of the fit (not on the intercept)
@@ -50,6 +55,13 @@ BINS = 10  # reliability table: bins of the predicted chance
 MIN_BIN = 500  # the largest gap between predicted and observed is taken over bins of this many decisions
 
 log = logging.getLogger("kashgar.calibrate")
+
+
+def order_of(st: Any) -> int:
+    """The place in turn order of the player to move in engine state `st` (0: the start player)."""
+    from engine_ext.core import S_START  # late: the bots import without the engine (the toy game)
+
+    return (int(st.current_player()) - int(st.export()[S_START])) % int(st.players)
 
 
 def progress_of(st: Any) -> float:
@@ -183,13 +195,20 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
 # ---------------------------------------------------------------------------- fit
 
 
-def fit(records: list[Record], l2: float = L2, iterations: int = 50) -> list[float]:
-    """The weights (w0..w3) of the logistic model, by Newton's method on the penalised log-loss."""
+def fit(records: list[Record], l2: float = L2, iterations: int = 50, players: int | None = None) -> list[float]:
+    """The weights of the logistic model, by Newton's method on the penalised log-loss: w0..w3
+    (`MODEL`), and with `players` given, u_1..u_(players-1) after them, the terms of the places
+    in turn order after the start player's (`MODEL_ORDER`; every record must have its place)."""
     import numpy as np
 
     if not records:
         raise ValueError("no records to fit")
-    X = np.array([_features(r.reward, r.progress) for r in records])
+    rows = [_features(r.reward, r.progress) for r in records]
+    if players is not None:
+        if any(r.order is None or not 0 <= r.order < players for r in records):
+            raise ValueError(f"a record without its place in turn order among {players} players")
+        rows = [f + [float(r.order == k) for k in range(1, players)] for f, r in zip(rows, records, strict=True)]
+    X = np.array(rows)
     y = np.array([r.won for r in records], dtype=float)
     w = np.zeros(X.shape[1])
     pen = np.full(X.shape[1], l2 * len(records))
@@ -205,13 +224,15 @@ def fit(records: list[Record], l2: float = L2, iterations: int = 50) -> list[flo
     return [float(v) for v in w]
 
 
-def predict(weights: list[float], reward: float, progress: float) -> float:
-    """The calibrated chance of winning for a mean reward at a progress: the model with its slope in
-    x = logit(reward) taken as max(0, w1 + w3 * t), so that the chance never falls as the reward
-    rises (it would where a fit's slope is negative, early in the game)."""
-    w0, w1, w2, w3 = weights
+def predict(weights: list[float], reward: float, progress: float, order: int = 0) -> float:
+    """The calibrated chance of winning for a mean reward at a progress (and, for weights of
+    `MODEL_ORDER`, the mover's place in turn order): the model with its slope in x = logit(reward)
+    taken as max(0, w1 + w3 * t), so that the chance never falls as the reward rises (it would
+    where a fit's slope is negative, early in the game)."""
+    w0, w1, w2, w3 = weights[:N_WEIGHTS]
     _, x, t, _ = _features(reward, progress)
-    return _sigmoid(w0 + w2 * t + max(0.0, w1 + w3 * t) * x)
+    u = weights[N_WEIGHTS + order - 1] if order > 0 and len(weights) > N_WEIGHTS else 0.0
+    return _sigmoid(w0 + w2 * t + u + max(0.0, w1 + w3 * t) * x)
 
 
 def scores(probs: list[float], records: list[Record]) -> dict[str, float]:
@@ -291,15 +312,20 @@ def split(records: list[Record], held_out: float, seed: int) -> tuple[list[Recor
     return [r for r in records if r.game not in test], [r for r in records if r.game in test]
 
 
-def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0) -> dict[str, Any]:
+def calibrate(records: list[Record], held_out: float = 0.3, seed: int = 0,
+              players: int | None = None) -> dict[str, Any]:
     """Fit on the games not held out and measure on the held-out ones (raw mean reward against the
-    calibrated chance); the weights kept are then fitted on every game."""
+    calibrated chance); the weights kept are then fitted on every game. With `players` given and
+    every record's place in turn order known, the model has a term per place (`MODEL_ORDER`)."""
+    ordered = players is not None and all(r.order is not None for r in records)
+    by = players if ordered else None
     train, test = split(records, held_out, seed)
-    w_train = fit(train)
-    calibrated = [predict(w_train, r.reward, r.progress) for r in test]
+    w_train = fit(train, players=by)
+    calibrated = [predict(w_train, r.reward, r.progress, r.order or 0) for r in test]
     raw = [r.reward for r in test]
     return {
-        "weights": fit(records),
+        "model": MODEL_ORDER if ordered else MODEL,
+        "weights": fit(records, players=by),
         "games": len({r.game for r in records}),
         "decisions": len(records),
         "held_out": {
@@ -455,20 +481,23 @@ def weights_for(level: Any, players: int, path: str | None = None) -> list[float
     entry = entry.get(str(players)) if isinstance(entry, dict) else None
     if not isinstance(entry, dict) or entry.get("preset") != preset_of(level):
         return None
-    if entry.get("model") != MODEL:
+    model = entry.get("model")
+    if model not in (MODEL, MODEL_ORDER):
         return None
     weights = entry.get("weights")
-    if (not isinstance(weights, list) or len(weights) != N_WEIGHTS
+    if (not isinstance(weights, list) or len(weights) != N_WEIGHTS + (players - 1 if model == MODEL_ORDER else 0)
             or not all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights)):
         log.error("calibration of %s with %d players is malformed: win_prob is null", level.name, players)
         return None
     return [float(w) for w in weights]
 
 
-def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float) -> dict[str, Any]:
-    """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward`."""
+def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float,
+               order: int = 0) -> dict[str, Any]:
+    """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward` (the
+    mover's place in turn order, `order`, counts for weights of `MODEL_ORDER`)."""
     for alt in answer.get("alternatives", []):
-        alt["win_prob"] = _rounded(win_prob(weights, alt.get("mean_reward"), progress))
+        alt["win_prob"] = _rounded(win_prob(weights, alt.get("mean_reward"), progress, order))
         if alt.get("decision_text") == answer.get("decision_text"):
             answer["win_prob"] = alt["win_prob"]
     return answer
@@ -478,8 +507,8 @@ def _rounded(p: float | None) -> float | None:
     return None if p is None else round(p, 6)
 
 
-def win_prob(weights: list[float] | None, reward: float | None, progress: float) -> float | None:
+def win_prob(weights: list[float] | None, reward: float | None, progress: float, order: int = 0) -> float | None:
     """`predict` for a reported mean reward (None when there is no statistic or no fit)."""
     if weights is None or reward is None or math.isnan(reward):
         return None
-    return predict(weights, reward, progress)
+    return predict(weights, reward, progress, order)

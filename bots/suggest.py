@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bots.base import Alternative, Analysis, expected_line, final_choice, position_key
-from bots.calibrate import calibrated, progress_of, weights_for
+from bots.calibrate import N_WEIGHTS, calibrated, order_of, progress_of, weights_for
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
 
 MAX_WORKERS = 64
@@ -91,7 +91,9 @@ def calibrate_answer(answer: dict[str, Any], game: Any, level: str | None = None
     calibrated chance of its `mean_reward` for `level` (default: DEFAULT_LEVEL), this number of
     players and the game's progress (`bots.calibrate`); None without a fit."""
     lv = get_level(level or DEFAULT_LEVEL)
-    return calibrated(answer, weights_for(lv, int(game.state.players)), progress_of(game.state))
+    weights = weights_for(lv, int(game.state.players))
+    order = order_of(game.state) if weights is not None and len(weights) > N_WEIGHTS else 0
+    return calibrated(answer, weights, progress_of(game.state), order)
 
 
 def position_of(doc: Any) -> int:

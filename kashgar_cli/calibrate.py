@@ -89,9 +89,8 @@ def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     records, source, seed = _records(args, level, players)
-    entry = calibrate.calibrate(records, held_out=args.held_out, seed=seed)
+    entry = calibrate.calibrate(records, held_out=args.held_out, seed=seed, players=players)
     entry["preset"] = calibrate.preset_of(level)
-    entry["model"] = calibrate.MODEL
     entry["seconds"] = round(time.perf_counter() - t0, 1)
     entry["provenance"] = provenance(workers=1 if args.from_records else args.workers)
     entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} {source} "

@@ -20,14 +20,16 @@ from bots.levels import get_level
 from kashgar_cli.main import main
 
 
-def synthetic(weights: list[float], games: int, per_game: int, seed: int) -> list[Record]:
-    """Records whose outcomes follow the logistic model with `weights` (one outcome per decision)."""
+def synthetic(weights: list[float], games: int, per_game: int, seed: int, players: int = 0) -> list[Record]:
+    """Records whose outcomes follow the logistic model with `weights` (one outcome per decision);
+    with `players`, each record has a place in turn order (its term in the weights, if any)."""
     rnd = random.Random(seed)
     out = []
     for g in range(games):
         for _ in range(per_game):
             r, t = rnd.uniform(0.02, 0.98), rnd.random()
-            out.append(Record(g, t, r, int(rnd.random() < calibrate.predict(weights, r, t))))
+            k = rnd.randrange(players) if players else None
+            out.append(Record(g, t, r, int(rnd.random() < calibrate.predict(weights, r, t, k or 0)), k))
     return out
 
 
@@ -43,6 +45,27 @@ def test_the_fit_recovers_the_weights_of_a_known_model() -> None:
     fitted = calibrate.fit(synthetic(truth, 400, 50, seed=1))
     for got, want in zip(fitted, truth, strict=True):
         assert abs(got - want) < 0.15, (fitted, truth)
+
+
+def test_the_fit_recovers_the_terms_of_the_places_in_turn_order() -> None:
+    truth = [0.3, 0.4, -0.5, 1.5, -0.8, 0.6]  # at 3 players: the second place's term, the third's
+    records = synthetic(truth, 400, 50, seed=4, players=3)
+    fitted = calibrate.fit(records, players=3)
+    for got, want in zip(fitted, truth, strict=True):
+        assert abs(got - want) < 0.15, (fitted, truth)
+    assert len(calibrate.fit(records)) == calibrate.N_WEIGHTS  # without players: the model without places
+    with pytest.raises(ValueError, match="place in turn order"):
+        calibrate.fit([*records, Record(999, 0.5, 0.5, 1, None)], players=3)
+    with pytest.raises(ValueError, match="place in turn order"):
+        calibrate.fit([*records, Record(999, 0.5, 0.5, 1, 3)], players=3)
+    # calibrate() fits the places where every record has one and says which model it fitted
+    doc = calibrate.calibrate(records, held_out=0.3, seed=2, players=3)
+    assert doc["model"] == calibrate.MODEL_ORDER and len(doc["weights"]) == 6
+    assert doc["held_out"]["calibrated"]["log_loss"] < calibrate.calibrate(
+        [Record(r.game, r.progress, r.reward, r.won) for r in records], held_out=0.3, seed=2,
+        players=3)["held_out"]["calibrated"]["log_loss"]  # the places' terms pay on held-out games
+    plain = calibrate.calibrate([Record(r.game, r.progress, r.reward, r.won) for r in records], players=3)
+    assert plain["model"] == calibrate.MODEL and len(plain["weights"]) == 4
 
 
 def test_held_out_games_measure_the_fit_against_the_raw_score() -> None:
@@ -154,6 +177,12 @@ def test_predict_is_the_model_written_out() -> None:
     # slope -1 + 1 * 0.2 < 0: taken as 0, the chance of the intercept alone, whatever the reward
     for r in (0.1, 0.5, 0.9):
         assert calibrate.predict([0.5, -1.0, 0.0, 1.0], r, 0.2) == pytest.approx(0.6224593, abs=1e-7)
+    # the places' terms (MODEL_ORDER): none for the start player, u_k added to the logit for place k
+    wo = [0.5, 1.0, -2.0, 0.5, -1.0, 0.25]
+    assert calibrate.predict(wo, 0.8, 0.4, 0) == pytest.approx(0.7963366, abs=1e-7)
+    assert calibrate.predict(wo, 0.8, 0.4, 1) == pytest.approx(1 / (1 + math.exp(-0.363553)), abs=1e-6)
+    assert calibrate.predict(wo, 0.8, 0.4, 2) == pytest.approx(1 / (1 + math.exp(-1.613553)), abs=1e-6)
+    assert calibrate.predict(w, 0.8, 0.4, 2) == pytest.approx(0.7963366, abs=1e-7)  # MODEL: no place term
 
 
 @pytest.mark.parametrize("level", ["novice", "casual", "master"])
@@ -211,7 +240,8 @@ def test_win_prob_never_falls_as_the_mean_reward_rises(shipped: None) -> None:
 def test_an_entry_fitted_under_another_model_gives_no_weights(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
     doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
-    assert all(e["model"] == calibrate.MODEL for by in doc["levels"].values() for e in by.values())
+    models = {e["model"] for by in doc["levels"].values() for e in by.values()}
+    assert models <= {calibrate.MODEL, calibrate.MODEL_ORDER}
     doc["levels"]["club"]["2"]["model"] = "logit P = w0 + w1 * reward"
     del doc["levels"]["club"]["3"]["model"]  # written before entries named their model
     path = tmp_path / "cal.json"
@@ -289,7 +319,8 @@ def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> Non
         entry = doc["levels"][header["level"]][str(header["players"])]
         assert path.name == f"{header['level']}-{header['players']}p.jsonl.gz"
         assert header["preset"] == entry["preset"] == calibrate.preset_of(get_level(header["level"]))
-        assert calibrate.fit(records) == pytest.approx(entry["weights"], abs=1e-9)
+        assert entry["model"] == calibrate.MODEL_ORDER  # the records have the places: the model has their terms
+        assert calibrate.fit(records, players=header["players"]) == pytest.approx(entry["weights"], abs=1e-9)
         assert len({r.game for r in records}) == entry["games"] and len(records) == entry["decisions"]
         assert all(r.order is not None and 0 <= r.order < header["players"] for r in records)
 
@@ -319,6 +350,52 @@ def test_win_prob_is_the_calibrated_chance_of_the_mean_reward(shipped: None) -> 
             assert alt["win_prob"] == pytest.approx(calibrate.predict(weights, alt["mean_reward"], t), abs=1e-6)
     chosen = next(a for a in out["alternatives"] if a["decision_text"] == out["decision_text"])
     assert out["win_prob"] == chosen["win_prob"]
+
+
+def test_win_prob_counts_the_mover_s_place_in_turn_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         shipped: None) -> None:
+    """With weights of MODEL_ORDER, a suggestion's win_prob is the chance for the mover's place:
+    found from the state's start player (dealt: a deal whose start player is not seat 0)."""
+    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    terms = [0.0, 1.0, 0.0, 0.0, -3.0, 1.0, 2.0]  # places 1, 2, 3 far apart
+    doc["levels"]["club"]["4"].update(model=calibrate.MODEL_ORDER, weights=terms)
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(doc))
+    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
+    calibrate.load_calibration.cache_clear()
+    g = next(g for g in (engine_ext.new_game(players=4, seed=s) for s in range(40)) if g.current_player != 0)
+    start = g.current_player
+    seen = set()
+    while len(seen) < 4:
+        mover = g.current_player
+        place = (mover - start) % 4
+        assert calibrate.order_of(g.state) == place
+        if place not in seen and len(g.legal()) > 1:
+            seen.add(place)
+            out = suggest.analyse_state(g.to_json(observer=mover), level="club", iterations=60, seed=1)
+            t = calibrate.progress_of(g.state)
+            for alt in out["alternatives"]:
+                if alt["mean_reward"] is not None:
+                    want = calibrate.predict(terms, alt["mean_reward"], t, place)
+                    assert alt["win_prob"] == pytest.approx(want, abs=1e-6), place
+        g.apply(g.legal()[0])
+
+
+def test_weights_of_the_wrong_length_for_their_model_give_no_win_prob(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
+    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    path = tmp_path / "cal.json"
+    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
+    club = get_level("club")
+    for model, weights, ok in ((calibrate.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0, 0.5, 0.5], True),
+                               (calibrate.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0, 0.5], False),
+                               (calibrate.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0], False),
+                               (calibrate.MODEL, [0.0, 1.0, 0.0, 0.0, 0.5, 0.5], False),
+                               (calibrate.MODEL, [0.0, 1.0, 0.0, 0.0], True)):
+        doc["levels"]["club"]["3"].update(model=model, weights=weights)
+        path.write_text(json.dumps(doc))
+        calibrate.load_calibration.cache_clear()
+        assert (calibrate.weights_for(club, 3) == weights) is ok, (model, weights)
 
 
 def test_a_level_whose_preset_changed_since_its_fit_has_no_win_prob(
@@ -355,9 +432,10 @@ def test_the_command_fits_and_keeps_other_entries(tmp_path: Path, capsys: pytest
     assert main(["calibrate", "--levels", "novice", "--players", "2", "-n", "12", "-j", "1", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
     entry = doc["levels"]["novice"]["2"]
-    assert len(entry["weights"]) == 4 and all(math.isfinite(w) for w in entry["weights"])
+    # games played now record each decision's place in turn order: w0..w3 and the second place's term
+    assert len(entry["weights"]) == 5 and all(math.isfinite(w) for w in entry["weights"])
     assert entry["games"] == 12 and entry["preset"] == calibrate.preset_of(get_level("novice"))
-    assert entry["model"] == calibrate.MODEL
+    assert entry["model"] == calibrate.MODEL_ORDER
     assert doc["levels"]["master"]["2"]["weights"] == [0, 1, 0, 0]
     assert "novice" in capsys.readouterr().out
     doc["levels"]["master"]["2"] = entry  # the table reads every entry's held-out measures
