@@ -111,17 +111,16 @@ def play_game(task: tuple[str, int, int]) -> list[Record]:
     level, players, seed = task
     bot = cached_bot(f"level:{level}")
     st = new_state("kashgar", players, seed, None)
-    start = int(st.turn_player())
-    seen: list[tuple[int, float, float]] = []
+    seen: list[tuple[int, float, float, int]] = []
     k = 0
     while not st.is_terminal():
         an = bot.analyse(st, seed=(seed * 7919 + k * 104729) & 0x7FFFFFFF)
         if an.iterations > 0 and not math.isnan(an.win_prob):
-            seen.append((an.player, progress_of(st), float(an.win_prob)))
+            seen.append((an.player, progress_of(st), float(an.win_prob), order_of(st)))
         st.apply(an.code)
         k += 1
     winner = int(st.winner())
-    return [Record(seed, t, r, int(p == winner), (p - start) % players) for p, t, r in seen]
+    return [Record(seed, t, r, int(p == winner), k) for p, t, r, k in seen]
 
 
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
@@ -247,14 +246,21 @@ def scores(probs: list[float], records: list[Record]) -> dict[str, float]:
 def reliability(probs: list[float], records: list[Record], bins: int = BINS) -> list[dict[str, Any]]:
     """Predicted against observed: for each bin of the predicted chance, its count, the mean
     prediction and the share of wins."""
-    acc: list[list[float]] = [[0.0, 0.0, 0.0] for _ in range(bins)]
-    for p, r in zip(probs, records, strict=True):
-        b = acc[min(bins - 1, int(p * bins))]
-        b[0] += 1
-        b[1] += p
-        b[2] += r.won
+    acc = _tally(probs, records, lambda p, _: min(bins - 1, int(p * bins)))
     return [{"bin": f"{i / bins:.1f}-{(i + 1) / bins:.1f}", "n": int(n), "predicted": round(s / n, 3),
-             "observed": round(w / n, 3)} for i, (n, s, w) in enumerate(acc) if n]
+             "observed": round(w / n, 3)} for i, (n, s, w) in sorted(acc.items())]
+
+
+def _tally(probs: list[float], records: list[Record],
+           key: Callable[[float, Record], int]) -> dict[int, list[float]]:
+    """Per group (`key` of a prediction and its record): count, sum of predictions, wins."""
+    acc: dict[int, list[float]] = {}
+    for p, r in zip(probs, records, strict=True):
+        a = acc.setdefault(key(p, r), [0.0, 0.0, 0.0])
+        a[0] += 1
+        a[1] += p
+        a[2] += r.won
+    return acc
 
 
 def by_order(probs: list[float], records: list[Record]) -> list[dict[str, Any]] | None:
@@ -265,12 +271,7 @@ def by_order(probs: list[float], records: list[Record]) -> list[dict[str, Any]] 
     before it was kept)."""
     if any(r.order is None for r in records):
         return None
-    acc: dict[int, list[float]] = {}
-    for p, r in zip(probs, records, strict=True):
-        a = acc.setdefault(int(r.order or 0), [0.0, 0.0, 0.0])
-        a[0] += 1
-        a[1] += p
-        a[2] += r.won
+    acc = _tally(probs, records, lambda _, r: int(r.order or 0))
     return [{"order": order, "n": int(n), "predicted": round(s / n, 3), "observed": round(w / n, 3)}
             for order, (n, s, w) in sorted(acc.items())]
 
