@@ -473,6 +473,18 @@ def preset_of(level: Any) -> dict[str, Any]:
     return {k: v for k, v in level.config.to_dict().items() if k != "compiled"}
 
 
+def same_preset(stored: Any, level: Any) -> bool:
+    """Whether a preset saved with a fit or records (`preset_of` when they were made) is `level`'s
+    search now. A setting added to the search since, absent from `stored`, counts at its default
+    (which searches as before it existed), so that a new setting does not void every fit."""
+    if not isinstance(stored, dict):
+        return False
+    from bots.ismcts_bot import ISMCTSConfig
+
+    defaults = {k: v for k, v in ISMCTSConfig().to_dict().items() if k != "compiled"}
+    return {**defaults, **stored} == preset_of(level)
+
+
 def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:
     """The fitted weights of `level` (a `bots.levels.Level`) with `players` seats; None when none
     were fitted for it, they were fitted for other settings of its search (a changed preset), or
@@ -480,7 +492,7 @@ def weights_for(level: Any, players: int, path: str | None = None) -> list[float
     levels = load_calibration(path).get("levels")
     entry = levels.get(level.name, {}) if isinstance(levels, dict) else None
     entry = entry.get(str(players)) if isinstance(entry, dict) else None
-    if not isinstance(entry, dict) or entry.get("preset") != preset_of(level):
+    if not isinstance(entry, dict) or not same_preset(entry.get("preset"), level):
         return None
     model = entry.get("model")
     if model not in (MODEL, MODEL_ORDER):

@@ -237,6 +237,8 @@ class Search:
         self.macro = 0  # 1: decisions within a turn below the root are greedy; 2: other seats' whole turns too
         self.observe = 0  # 1: below the root, children are keyed by what the observer has seen too
         self.tree_depth = 0  # > 0: the tree holds at most this many decisions on a path (then the rollout)
+        self.tempo = 0.0  # leaf value added for each seat whose turn of the round is still to come
+        self.s_start = self.s_turnpl = 0
         self.scratch: Any = None
 
     def rand(self) -> int:
@@ -412,6 +414,8 @@ class Search:
         self.s_players = lay["S_PLAYERS"]
         self.s_turn = lay["S_TURN"]
         self.s_phase = lay["S_PHASE"]
+        self.s_start = lay["S_START"]
+        self.s_turnpl = lay["S_TURNPL"]
         self.o_ncar = lay["O_NCAR"]
         self.o_car = lay["O_CAR"]
         self.o_nxt = lay["O_NXT"]
@@ -580,7 +584,9 @@ class Search:
 
     def _leaf_rewards(self, d: Any, np_: int) -> None:
         """`self.rew` and `self.vps` for state `d`: 1/0 by the winner at the end of the game, else
-        the softmax of the seats' heuristic values times `scale`."""
+        the softmax of the seats' heuristic values times `scale`, each seat whose turn of this round
+        is still to come (or under way) valued `tempo` more: a leaf after the start player's turn
+        has not yet seen the others' replies of that round (the game ends only with a whole round)."""
         p = 0
         w = 0
         m = -1e300
@@ -593,8 +599,12 @@ class Search:
                 self.vps[p] = d.vp(p)
             return
         t = self.progress(d)
+        st = d.d[self.s_start]
+        now = (d.d[self.s_turnpl] - st + np_) % np_  # the place in the round of the seat whose turn it is
         for p in range(np_):
             self.vals[p] = self.scale * self._value(d, p, t, 0)
+            if (p - st + np_) % np_ >= now:  # its turn of this round is still to come (or under way)
+                self.vals[p] += self.scale * self.tempo
             if self.vals[p] > m:
                 m = self.vals[p]
             self.vps[p] = d.vp(p)
@@ -603,6 +613,13 @@ class Search:
             sm += self.rew[p]
         for p in range(np_):
             self.rew[p] = self.rew[p] / sm
+
+    def leaf_rewards(self, d: Any) -> list[float]:
+        """The rewards per seat that the search backs up from leaf state `d` (`_leaf_rewards`)."""
+        self._load_layout()
+        np_ = d.d[self.s_players]
+        self._leaf_rewards(d, np_)
+        return [self.rew[p] for p in range(np_)]
 
     def _budget_spent(self, done: int, iterations: int, deadline: float,
                       should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> bool:

@@ -64,6 +64,8 @@ class ISMCTSConfig:
                                   # slower, BENCHMARKS.md)
     tree_depth: int = 0           # > 0: the tree holds at most this many decisions (turns, with macro)
                                   # on a path; below, the rollout and the evaluation
+    tempo: float = 0.0            # Kashgar leaves: value added (before the softmax scale) for each seat
+                                  # whose turn of the round is still to come or under way
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -92,6 +94,7 @@ class ISMCTSConfig:
             ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
             ("observe", whole(self.observe) and self.observe in (0, 1, 2), "0, 1 or 2"),
             ("tree_depth", whole(self.tree_depth) and self.tree_depth >= 0, "a whole number >= 0"),
+            ("tempo", number(self.tempo), "a number"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
@@ -150,6 +153,7 @@ def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations
         raise ValueError(f"observe must be 0, 1 or 2, got {cfg.observe!r}")
     s.observe = cfg.observe
     s.tree_depth = max(0, int(cfg.tree_depth))
+    s.tempo = float(cfg.tempo)
     return s
 
 

@@ -54,6 +54,8 @@ cdef class Search:
     cdef public int macro
     cdef public int observe
     cdef public int tree_depth
+    cdef public double tempo
+    cdef public int s_start, s_turnpl
     cdef public int o_loc, o_known, o_cloc, o_cknown, ncards, ncon, l_std, l_limbo, cl_deck, cl_limbo
     cdef public int s_limbo_src, deck_std, l_spc, s_limbo_n, s_pend, s_decider, o_limbo, deck_con
     cdef public object scratch
@@ -131,8 +133,11 @@ cdef class Search:
     @cython.locals(n=int)
     cdef void _rollout_step(self, CState d, int greedy)
 
-    @cython.locals(p=int, w=int, m=double, sm=double, t=double)
+    @cython.locals(p=int, w=int, m=double, sm=double, t=double, st=int, now=int)
     cdef void _leaf_rewards(self, CState d, int np_)
+
+    @cython.locals(np_=int)
+    cpdef list leaf_rewards(self, CState d)
 
     @cython.locals(i=int, best=int, ties=int, v=double, bestv=double, me=int, t=double, sc=CState)
     cdef int _greedy_choice(self, CState d, int n)

@@ -59,7 +59,8 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
             header, records = calibrate.read_records(path)
         except (OSError, ValueError) as exc:
             raise CliError(f"argument --from-records: cannot read {path}: {exc}") from None
-        if header.get("level") != level.name or header.get("players") != players or header.get("preset") != preset:
+        if header.get("level") != level.name or header.get("players") != players \
+                or not calibrate.same_preset(header.get("preset"), level):
             raise CliError(f"argument --from-records: {path} holds games of another level, seat count or preset "
                            f"than {level.name} with {players} seats now")
         bad = next((r for r in records if r.order is not None and r.order >= players), None)
