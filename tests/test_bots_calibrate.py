@@ -154,13 +154,14 @@ def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monk
     assert winners == {0, 1}
 
 
-def by_hand(w: list[float], r: float, t: float) -> float:
-    """The model, written out here apart from bots.calibrate: logit P = w0 + s * x + w2 * t, with
+def by_hand(w: list[float], r: float, t: float, order: int = 0) -> float:
+    """The model, written out here apart from bots.calibrate: logit P = w0 + s * x + w2 * t (+ u_k,
+    the weight after w3 numbered by the place k, for a place after the start player's), with
     x = logit(r clipped to [1e-4, 1 - 1e-4]) and the slope s = max(0, w1 + w3 * t) (w1 * x + w3 * t * x
     where that is not negative)."""
     r = min(1.0 - 1e-4, max(1e-4, r))
     x = math.log(r) - math.log(1.0 - r)
-    z = w[0] + max(0.0, w[1] + w[3] * t) * x + w[2] * t
+    z = w[0] + max(0.0, w[1] + w[3] * t) * x + w[2] * t + (w[3 + order] if order > 0 else 0.0)
     return 1.0 / (1.0 + math.exp(-z))
 
 
@@ -188,14 +189,18 @@ def test_predict_is_the_model_written_out() -> None:
 @pytest.mark.parametrize("level", ["novice", "casual", "master"])
 def test_the_shipped_weights_mean_the_model_written_out(level: str, shipped: None) -> None:
     """The shipped fits of 2-player games, read from the file itself, mean what the model says: a
-    change to the features, their order, the logit or its clips fails here, not only the numbers."""
+    change to the features, their order, the logit or its clips fails here, not only the numbers.
+    Master's fit has the place term (its records keep the places), the others have none."""
     entry = json.loads(calibrate.CALIBRATION_FILE.read_text())["levels"][level]["2"]
     w = entry["weights"]
-    assert entry["model"] == calibrate.MODEL
+    assert entry["model"] == (calibrate.MODEL_ORDER if level == "master" else calibrate.MODEL)
+    assert len(w) == calibrate.N_WEIGHTS + (1 if level == "master" else 0)
     assert calibrate.weights_for(get_level(level), 2) == w
     for r, t in ((0.5, 0.0), (0.9, 0.1), (0.9, 0.6), (0.2, 0.3), (0.05, 1.0), (0.999999, 0.8), (0.0, 0.5)):
-        assert calibrate.predict(w, r, t) == pytest.approx(by_hand(w, r, t), abs=1e-12), (r, t)
-        assert calibrate.win_prob(w, r, t) == pytest.approx(by_hand(w, r, t), abs=1e-12), (r, t)
+        for order in (0, 1):
+            want = by_hand(w, r, t, order if level == "master" else 0)
+            assert calibrate.predict(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
+            assert calibrate.win_prob(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
 
 
 def test_progress_is_the_leader_s_vp_over_25() -> None:
