@@ -470,7 +470,12 @@ load_calibration = CalibrationLoader()
 
 def preset_of(level: Any) -> dict[str, Any]:
     """The settings of a level's search that a fit holds for (`Level.config`, build aside)."""
-    return {k: v for k, v in level.config.to_dict().items() if k != "compiled"}
+    return _settings(level.config)
+
+
+def _settings(config: Any) -> dict[str, Any]:
+    """A search config's settings, the build (`compiled`) aside: it does not change the answer."""
+    return {k: v for k, v in config.to_dict().items() if k != "compiled"}
 
 
 def same_preset(stored: Any, level: Any) -> bool:
@@ -481,8 +486,7 @@ def same_preset(stored: Any, level: Any) -> bool:
         return False
     from bots.ismcts_bot import ISMCTSConfig
 
-    defaults = {k: v for k, v in ISMCTSConfig().to_dict().items() if k != "compiled"}
-    return {**defaults, **stored} == preset_of(level)
+    return {**_settings(ISMCTSConfig()), **stored} == preset_of(level)
 
 
 def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:

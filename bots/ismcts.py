@@ -603,7 +603,7 @@ class Search:
         now = (d.d[self.s_turnpl] - st + np_) % np_  # the place in the round of the seat whose turn it is
         for p in range(np_):
             self.vals[p] = self.scale * self._value(d, p, t, 0)
-            if (p - st + np_) % np_ >= now:  # its turn of this round is still to come (or under way)
+            if self.tempo != 0.0 and (p - st + np_) % np_ >= now:  # its turn of the round is to come
                 self.vals[p] += self.scale * self.tempo
             if self.vals[p] > m:
                 m = self.vals[p]

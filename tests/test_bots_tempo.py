@@ -12,8 +12,7 @@ import pytest
 from bots import calibrate, matched_search
 from bots.ismcts_bot import ISMCTSConfig, make_evaluator, new_search
 from bots.levels import get_level, make_bot
-
-S_START = 4  # engine_ext.core's state-array index of the start player
+from engine_ext.core import S_START
 
 
 def _at_place(engine: Any, players: int, place: int, seed: int) -> Any:
