@@ -186,19 +186,26 @@ def test_predict_is_the_model_written_out() -> None:
     assert calibrate.predict(w, 0.8, 0.4, 2) == pytest.approx(0.7963366, abs=1e-7)  # MODEL: no place term
 
 
-@pytest.mark.parametrize("level", ["novice", "casual", "master"])
-def test_the_shipped_weights_mean_the_model_written_out(level: str, shipped: None) -> None:
-    """The shipped fits of 2-player games, read from the file itself, mean what the model says: a
-    change to the features, their order, the logit or its clips fails here, not only the numbers.
-    Master's fit has the place term (its records keep the places), the others have none."""
-    entry = json.loads(calibrate.CALIBRATION_FILE.read_text())["levels"][level]["2"]
+# the cells played again with each decision's place in turn order recorded, fitted with its term
+WITH_PLACES = {("master", 2), ("master", 3), ("master", 4)}
+CELLS = [(lv, n) for lv in ("novice", "beginner", "casual", "club", "skilled", "advanced", "expert", "master")
+         for n in (2, 3, 4)]
+
+
+@pytest.mark.parametrize(("level", "players"), CELLS)
+def test_the_shipped_weights_mean_the_model_written_out(level: str, players: int, shipped: None) -> None:
+    """The shipped fits, read from the file itself, mean what the model says: a change to the
+    features, their order, the logit or its clips fails here, not only the numbers. The cells
+    played with the places recorded have a term per place after the start player's, the others none."""
+    entry = json.loads(calibrate.CALIBRATION_FILE.read_text())["levels"][level][str(players)]
     w = entry["weights"]
-    assert entry["model"] == (calibrate.MODEL_ORDER if level == "master" else calibrate.MODEL)
-    assert len(w) == calibrate.N_WEIGHTS + (1 if level == "master" else 0)
-    assert calibrate.weights_for(get_level(level), 2) == w
+    places = (level, players) in WITH_PLACES
+    assert entry["model"] == (calibrate.MODEL_ORDER if places else calibrate.MODEL)
+    assert len(w) == calibrate.N_WEIGHTS + (players - 1 if places else 0)
+    assert calibrate.weights_for(get_level(level), players) == w
     for r, t in ((0.5, 0.0), (0.9, 0.1), (0.9, 0.6), (0.2, 0.3), (0.05, 1.0), (0.999999, 0.8), (0.0, 0.5)):
-        for order in (0, 1):
-            want = by_hand(w, r, t, order if level == "master" else 0)
+        for order in range(players):
+            want = by_hand(w, r, t, order if places else 0)
             assert calibrate.predict(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
             assert calibrate.win_prob(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
 
