@@ -65,8 +65,10 @@ def order_of(st: Any) -> int:
 
 
 def progress_of(st: Any) -> float:
-    """How far the game of engine state `st` is: the leader's VP / END_VP, at most 1 (public)."""
-    return min(1.0, max(float(st.vp(p)) for p in range(int(st.players))) / END_VP)
+    """How far the game of engine state `st` is: the leader's VP / END_VP, in 0..1 (public). A
+    Bettler (-2 VP) or a Gewürzhändler (-1) can leave every seat below 0 early in the game; that
+    counts as 0 (the records' progress is in 0..1, and their reader refuses any other)."""
+    return min(1.0, max(0.0, max(float(st.vp(p)) for p in range(int(st.players))) / END_VP))
 
 
 def _logit(r: float) -> float:

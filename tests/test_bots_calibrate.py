@@ -221,6 +221,7 @@ def test_progress_is_the_leader_s_vp_over_25() -> None:
     assert calibrate.progress_of(Seats(3, 11, 7)) == pytest.approx(11 / 25)
     assert calibrate.progress_of(Seats(0, 0)) == 0.0
     assert calibrate.progress_of(Seats(2, 30, 26, 1)) == 1.0  # at most 1
+    assert calibrate.progress_of(Seats(-2, -1)) == 0.0  # a Bettler and a Gewürzhändler: at least 0
     g = engine_ext.new_game(players=3, seed=4)
     rnd = random.Random(1)
     while max(g.state.vp(p) for p in range(3)) < 5:
