@@ -68,6 +68,24 @@ def test_the_fit_recovers_the_terms_of_the_places_in_turn_order() -> None:
     assert plain["model"] == calibrate.MODEL and len(plain["weights"]) == 4
 
 
+def test_the_places_terms_are_fitted_only_where_they_predict_better() -> None:
+    """Cross-validated over whole games: with the place biasing who wins, the places' terms lower
+    the log-loss and are kept; with the place not in the outcome, they only fit noise, cost
+    log-loss on the folds left out, and the model is fitted without them."""
+    biased = synthetic([0.3, 0.4, -0.5, 1.5, -0.8, 0.6], 400, 50, seed=4, players=3)
+    assert calibrate.place_gain(biased, 3) > 0.005
+    doc = calibrate.calibrate(biased, held_out=0.3, seed=2, players=3)
+    assert doc["model"] == calibrate.MODEL_ORDER and doc["place_gain"] > 0.005
+    fair = synthetic([0.3, 0.4, -0.5, 1.5, 0.0, 0.0], 400, 50, seed=5, players=3)
+    assert -0.002 < calibrate.place_gain(fair, 3) < 0
+    doc = calibrate.calibrate(fair, held_out=0.3, seed=2, players=3)
+    assert doc["model"] == calibrate.MODEL and len(doc["weights"]) == 4 and doc["place_gain"] < 0
+    assert doc["weights"] == calibrate.fit(fair)
+    assert doc["held_out"]["by_order_calibrated"]  # the places are still measured
+    assert "place_gain" not in calibrate.calibrate([Record(r.game, r.progress, r.reward, r.won) for r in fair],
+                                                   players=3)  # records without places: nothing to weigh
+
+
 def test_held_out_games_measure_the_fit_against_the_raw_score() -> None:
     """A score that overstates (the raw reward is far from the chance) is corrected on games the
     fit never saw: lower Brier score and log-loss, and a reliability table close to the diagonal."""
@@ -333,8 +351,11 @@ def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> Non
         assert path.name == f"{header['level']}-{header['players']}p.jsonl.gz"
         level = get_level(header["level"])
         assert calibrate.same_preset(header["preset"], level) and calibrate.same_preset(entry["preset"], level)
-        assert entry["model"] == calibrate.MODEL_ORDER  # the records have the places: the model has their terms
-        assert calibrate.fit(records, players=header["players"]) == pytest.approx(entry["weights"], abs=1e-9)
+        # the records have the places: the model has their terms where they predict better
+        places = entry["place_gain"] > 0
+        assert entry["model"] == (calibrate.MODEL_ORDER if places else calibrate.MODEL)
+        assert calibrate.fit(records, players=header["players"] if places else None) == pytest.approx(
+            entry["weights"], abs=1e-9)
         assert len({r.game for r in records}) == entry["games"] and len(records) == entry["decisions"]
         assert all(r.order is not None and 0 <= r.order < header["players"] for r in records)
 
@@ -446,10 +467,12 @@ def test_the_command_fits_and_keeps_other_entries(tmp_path: Path, capsys: pytest
     assert main(["calibrate", "--levels", "novice", "--players", "2", "-n", "12", "-j", "1", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
     entry = doc["levels"]["novice"]["2"]
-    # games played now record each decision's place in turn order: w0..w3 and the second place's term
-    assert len(entry["weights"]) == 5 and all(math.isfinite(w) for w in entry["weights"])
+    # games played now record each decision's place in turn order: w0..w3, and the second place's
+    # term where it predicts better, cross-validated
+    places = entry["place_gain"] > 0
+    assert entry["model"] == (calibrate.MODEL_ORDER if places else calibrate.MODEL)
+    assert len(entry["weights"]) == 4 + places and all(math.isfinite(w) for w in entry["weights"])
     assert entry["games"] == 12 and entry["preset"] == calibrate.preset_of(get_level("novice"))
-    assert entry["model"] == calibrate.MODEL_ORDER
     assert doc["levels"]["master"]["2"]["weights"] == [0, 1, 0, 0]
     assert "novice" in capsys.readouterr().out
     doc["levels"]["master"]["2"] = entry  # the table reads every entry's held-out measures
