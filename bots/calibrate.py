@@ -377,11 +377,13 @@ def markdown(doc: dict[str, Any], min_bin: int = MIN_BIN) -> str:
     """A Markdown table of a calibration file: per level and seat count, the held-out Brier score and
     log-loss of the raw mean reward and of `win_prob`, and the largest gap between predicted and
     observed over the reliability bins holding at least `min_bin` decisions, for `win_prob` with its
-    spread over resampled held-out games (`gap_spread`) where the entry has one. A measure an entry
-    lacks (one written by hand, or by another version) reads "-"."""
+    spread over resampled held-out games (`gap_spread`) where the entry has one, and the places'
+    cross-validated gain (`place_gain`; their terms are in the fit where it is above 0). A measure an
+    entry lacks (one written by hand, by another version, or fitted on records without places)
+    reads "-"."""
     rows = ["| level | players | games | held-out decisions | Brier raw | Brier win_prob | log-loss raw | "
-            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob [spread] |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "log-loss win_prob | largest bin gap raw | largest bin gap win_prob [spread] | place_gain |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     levels = doc.get("levels")
     for name, by_players in (levels.items() if isinstance(levels, dict) else ()):
         for players, e in sorted(by_players.items() if isinstance(by_players, dict) else ()):
@@ -390,7 +392,8 @@ def markdown(doc: dict[str, Any], min_bin: int = MIN_BIN) -> str:
                      _cell(h, "raw", "brier"), _cell(h, "calibrated", "brier"),
                      _cell(h, "raw", "log_loss"), _cell(h, "calibrated", "log_loss"),
                      _gap(h, "reliability_raw", min_bin),
-                     _gap(h, "reliability_calibrated", min_bin) + _spread(h, "bin_gap_calibrated_spread")]
+                     _gap(h, "reliability_calibrated", min_bin) + _spread(h, "bin_gap_calibrated_spread"),
+                     _cell(e, "place_gain", fmt="+.4f")]
             rows.append(f"| {name} | {players} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
 

@@ -590,4 +590,8 @@ def test_the_table_shows_the_gap_spread(tmp_path: Path, capsys: pytest.CaptureFi
     out.write_text(json.dumps({"levels": {"club": {"2": entry}}}))
     assert main(["calibrate", "--table", "--out", str(out)]) == 0
     row = capsys.readouterr().out.splitlines()[2]
-    assert row.endswith(f" [{lo:.3f}, {hi:.3f}] |"), row
+    assert row.endswith(f" [{lo:.3f}, {hi:.3f}] | - |"), row  # records without places: no place_gain
+    entry["place_gain"] = -0.00236
+    out.write_text(json.dumps({"levels": {"club": {"2": entry}}}))
+    assert main(["calibrate", "--table", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[2].endswith(f" [{lo:.3f}, {hi:.3f}] | -0.0024 |")
