@@ -204,8 +204,9 @@ def test_predict_is_the_model_written_out() -> None:
     assert calibrate.predict(w, 0.8, 0.4, 2) == pytest.approx(0.7963366, abs=1e-7)  # MODEL: no place term
 
 
-# the cells played again with each decision's place in turn order recorded, fitted with its term
-WITH_PLACES = {("master", 2), ("master", 3), ("master", 4)}
+# the cells fitted with a term per place in turn order: played with each decision's place recorded,
+# and the terms predicting better there, cross-validated (`place_gain` above 0)
+WITH_PLACES = {("casual", 2), ("master", 2), ("master", 3), ("master", 4)}
 CELLS = [(lv, n) for lv in ("novice", "beginner", "casual", "club", "skilled", "advanced", "expert", "master")
          for n in (2, 3, 4)]
 
@@ -371,6 +372,8 @@ def test_every_shipped_level_is_calibrated_for_2_to_4_players(shipped: None) -> 
             h = entry["held_out"]
             assert h["calibrated"]["brier"] <= h["raw"]["brier"], (lv.name, players)
             assert h["calibrated"]["log_loss"] <= h["raw"]["log_loss"], (lv.name, players)
+            if "place_gain" in entry:  # played with the places recorded: their terms where they pay
+                assert (entry["model"] == calibrate.MODEL_ORDER) == (entry["place_gain"] > 0), (lv.name, players)
 
 
 def test_win_prob_is_the_calibrated_chance_of_the_mean_reward(shipped: None) -> None:
