@@ -9,8 +9,8 @@ that level (every seat plays the level; `kashgar calibrate`)::
 
 where t is the game's progress (the leader's VP / 25, as the search's evaluation uses it), plus,
 in a fit on records that name each decision's place in turn order (`MODEL_ORDER`), a term u_k for
-the mover's place k (u_0 = 0 for the start player, whose chance the search's score overstates at 4
-players). So
+the mover's place k (u_0 = 0 for the start player, whose chance master's search overstates), where
+that term predicts better, cross-validated (`place_gain`). So
 `win_prob` reads: if every seat went on playing at this level, the player to move would win this
 often from positions that the search scores like this one. Whole games are held out of the fit to
 measure it (Brier score and log-loss against the raw mean reward, and a reliability table); the
@@ -325,8 +325,11 @@ def place_gain(records: list[Record], players: int, folds: int = FOLDS, seed: in
     against the model without it (`MODEL`), cross-validated: the games (whole, as their decisions
     share one outcome) are dealt into `folds` folds, each predicted by both models fitted on the
     others. Above 0 where the places' terms predict better; below 0 where they only fit noise, as
-    at the low levels, whose search hardly favours the start player."""
+    at the low levels, whose search hardly favours the start player. 0 (no evidence either way)
+    for fewer than two games, which cannot be cross-validated."""
     games = sorted({r.game for r in records})
+    if len(games) < 2:
+        return 0.0
     random.Random(seed).shuffle(games)
     fold = {g: i % folds for i, g in enumerate(games)}
     total = 0.0

@@ -84,6 +84,9 @@ def test_the_places_terms_are_fitted_only_where_they_predict_better() -> None:
     assert doc["held_out"]["by_order_calibrated"]  # the places are still measured
     assert "place_gain" not in calibrate.calibrate([Record(r.game, r.progress, r.reward, r.won) for r in fair],
                                                    players=3)  # records without places: nothing to weigh
+    two = [r for r in fair if r.game < 2]  # one game to fit: nothing to cross-validate, no terms
+    assert calibrate.place_gain(two[:50], 3) == 0.0
+    assert calibrate.calibrate(two, held_out=0.5, seed=2, players=3)["model"] == calibrate.MODEL
 
 
 def test_held_out_games_measure_the_fit_against_the_raw_score() -> None:
@@ -215,8 +218,8 @@ CELLS = [(lv, n) for lv in ("novice", "beginner", "casual", "club", "skilled", "
 @pytest.mark.parametrize(("level", "players"), CELLS)
 def test_the_shipped_weights_mean_the_model_written_out(level: str, players: int, shipped: None) -> None:
     """The shipped fits, read from the file itself, mean what the model says: a change to the
-    features, their order, the logit or its clips fails here, not only the numbers. The cells
-    played with the places recorded have a term per place after the start player's, the others none."""
+    features, their order, the logit or its clips fails here, not only the numbers. The cells whose
+    places' terms predict better have a term per place after the start player's, the others none."""
     entry = json.loads(calibrate.CALIBRATION_FILE.read_text())["levels"][level][str(players)]
     w = entry["weights"]
     places = (level, players) in WITH_PLACES
