@@ -78,8 +78,8 @@ def test_the_table_shows_a_measure_an_entry_lacks_as_a_dash(tmp_path: Path,
     assert main(["calibrate", "--table", "--out", str(out)]) == 0
     rows = {tuple(c.strip() for c in line.strip("|").split("|")[:2]): line
             for line in capsys.readouterr().out.splitlines()[2:]}
-    assert rows[("master", "2")] == "| master | 2 | - | - | - | - | - | - | - | - |"
-    assert rows[("club", "3")] == "| club | 3 | 10 | 7 | 0.2500 | - | - | - | - | - |"
+    assert rows[("master", "2")] == "| master | 2 | - | - | - | - | - | - | - | - | - |"
+    assert rows[("club", "3")] == "| club | 3 | 10 | 7 | 0.2500 | - | - | - | - | - | - |"
     club, h = shipped["levels"]["club"]["2"], shipped["levels"]["club"]["2"]["held_out"]
     assert rows[("club", "2")].startswith(f"| club | 2 | {club['games']} | {h['decisions']} | "
                                           f"{h['raw']['brier']:.4f} | {h['calibrated']['brier']:.4f} |")
