@@ -18,10 +18,10 @@ fitted weights and those measures are in `bots/win_calibration.json`, each entry
 was fitted under (`MODEL`; an entry of another model gives no weights).
 
 `predict` (used both to measure a fit and to answer) takes the slope in x as max(0, w1 + w3 * t): a
-fit whose slope is negative early in the game (casual 2p below t = 0.23, for one) would otherwise
+fit whose slope is negative early in the game (casual 2p below t = 0.215, for one) would otherwise
 give the alternative the search likes best the lowest win_prob. So win_prob never falls as the mean
-reward rises (alternatives tie where the slope is 0). The held-out measures in the shipped file were
-taken before this clip.
+reward rises (alternatives tie where the slope is 0). The held-out measures in the shipped file are
+of the clipped map, as it answers.
 
 The service reads the file through `load_calibration`, which reads it again whenever it changes on
 disk (another mtime, size or inode), so a new fit or a mended file takes effect without a restart.
@@ -40,7 +40,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 CALIBRATION_FILE = Path(__file__).with_name("win_calibration.json")
 MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit(mean reward), "
@@ -149,14 +149,19 @@ def write_records(path: str | os.PathLike[str], header: dict[str, Any], records:
     """Save `records` (JSON lines: a header, then [game, progress, reward, won, order] per record,
     the place in turn order left out where it is not known) so that a fit can be made again, or
     under another model, without playing the games again. `header` names what was played (level,
-    players, preset, ...)."""
-    with open(path, "w", encoding="utf-8") as fh:
+    players, preset, ...; `games`, where it is given, is checked against the records when they are
+    read). The file is written whole or not at all: an interrupted run leaves the old one."""
+    from bots.atomic import write_whole
+
+    def dump(fh: TextIO) -> None:
         fh.write(json.dumps({"format": RECORDS_FORMAT, **header}) + "\n")
         for r in records:
             row: list[Any] = [r.game, r.progress, r.reward, r.won]
             if r.order is not None:
                 row.append(r.order)
             fh.write(json.dumps(row) + "\n")
+
+    write_whole(path, dump)
 
 
 def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Record]]:
@@ -170,7 +175,7 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
         raise ValueError(f"not a whole gzip file ({exc})") from None
     try:
         header = json.loads(lines[0]) if lines else None
-    except ValueError:
+    except (ValueError, RecursionError):
         header = None
     if not isinstance(header, dict) or header.get("format") != RECORDS_FORMAT:
         raise ValueError(f"line 1: not a header of {RECORDS_FORMAT}")
@@ -180,10 +185,11 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
             row = json.loads(line)
             game, progress, reward, won = row[:4]
             order = row[4] if len(row) == 5 else None
-            ok = (len(row) in (4, 5) and isinstance(game, int) and won in (0, 1) and not isinstance(won, bool)
+            ok = (len(row) in (4, 5) and isinstance(game, int) and not isinstance(game, bool)
+                  and won in (0, 1) and not isinstance(won, bool)
                   and all(_number(v) and 0.0 <= v <= 1.0 for v in (progress, reward))
                   and (order is None or (isinstance(order, int) and not isinstance(order, bool) and order >= 0)))
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):  # RecursionError: JSON nested too deep
             ok = False
         if not ok:
             raise ValueError(f"line {n}: want [game, progress, reward, won] or [game, progress, reward, won, order] "
@@ -191,6 +197,15 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
         records.append(Record(game, float(progress), float(reward), int(won), order))
     if not records:
         raise ValueError("no records")
+    placed = sum(r.order is not None for r in records)
+    if 0 < placed < len(records):
+        raise ValueError(f"{placed} of {len(records)} records name their place in turn order and the others do not: "
+                         "records of two runs mixed in one file?")
+    games = header.get("games")
+    found = len({r.game for r in records})
+    if isinstance(games, int) and not isinstance(games, bool) and found != games:
+        raise ValueError(f"the header says {games} games, the records hold {found}: a file cut short, or games "
+                         "added to it?")
     return header, records
 
 

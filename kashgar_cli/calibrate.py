@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TextIO
 
 import engine_ext
 from kashgar_cli.errors import OUT_HELP, CliError, check_seeds, output_file, positive_int, process_count
@@ -108,26 +108,16 @@ def _write(path: str, doc: dict[str, Any]) -> None:
     """Write the calibration file whole or not at all (a new file, synced, moved over the old one):
     the service reads it, and an interrupted write would leave it damaged. A failed write leaves
     the old file as it was and no temporary file behind."""
-    tmp = f"{path}.tmp-{os.getpid()}"
+    from bots.atomic import write_whole
+
+    def dump(fh: TextIO) -> None:
+        json.dump(doc, fh, indent=1)
+        fh.write("\n")
+
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, indent=1)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:  # Ctrl-C included
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        if isinstance(exc, OSError):
-            raise CliError(f"argument --out: cannot write {path}: {exc}") from None
-        raise
-    with contextlib.suppress(OSError):  # the rename itself, durable too (best effort)
-        folder = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
+        write_whole(path, dump)
+    except OSError as exc:
+        raise CliError(f"argument --out: cannot write {path}: {exc}") from None
 
 
 @contextlib.contextmanager

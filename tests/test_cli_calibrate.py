@@ -10,6 +10,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -228,11 +229,39 @@ def test_records_saved_before_the_turn_order_was_kept_read_without_it(tmp_path: 
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1, 0, 0]\n', "line 2"),
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n{{"game": 1}}\n', "line 2"),
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n', "no records"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[true, 0.5, 0.5, 1]\n', "line 2"),
+    pytest.param(f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1]\n' + "[" * 100000 + "]" * 100000 + "\n",
+                 "line 3", id="a record nested too deep"),
+    pytest.param("[" * 100000 + "]" * 100000 + "\n", "line 1", id="a header nested too deep"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1, 0]\n[2, 0.5, 0.5, 1]\n',
+     "1 of 2 records name their place"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}", "games": 3}}\n[1, 0.5, 0.5, 1]\n[2, 0.5, 0.5, 1]\n',
+     "the header says 3 games, the records hold 2"),
 ])
 def test_malformed_records_name_the_line(tmp_path: Path, text: str, where: str) -> None:
     (tmp_path / "r.jsonl").write_text(text)
     with pytest.raises(ValueError, match=where):
         calibrate.read_records(tmp_path / "r.jsonl")
+
+
+def test_a_records_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    """A run stopped while it writes its records (Ctrl-C, a full disk) leaves the file it had, not a
+    file cut after some games that a later --from-records would fit as if it were whole."""
+    path = tmp_path / "club-2p.jsonl"
+    old = made_up_records(4)
+    calibrate.write_records(path, {"games": 4}, old)
+
+    class Stop(Exception):
+        pass
+
+    def cut_short() -> Iterator[calibrate.Record]:  # stopped after some games' records are written
+        yield from made_up_records(8)[:25]
+        raise Stop
+
+    with pytest.raises(Stop):
+        calibrate.write_records(path, {"games": 8}, cut_short())  # type: ignore[arg-type]
+    assert calibrate.read_records(path) == ({"format": calibrate.RECORDS_FORMAT, "games": 4}, old)
+    assert sorted(os.listdir(tmp_path)) == ["club-2p.jsonl"]  # no temporary file left
 
 
 def test_a_fit_from_saved_records_is_the_fit_of_the_games_played(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
