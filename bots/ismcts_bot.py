@@ -94,7 +94,8 @@ class ISMCTSConfig:
             ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
             ("observe", whole(self.observe) and self.observe in (0, 1, 2), "0, 1 or 2"),
             ("tree_depth", whole(self.tree_depth) and self.tree_depth >= 0, "a whole number >= 0"),
-            ("tempo", number(self.tempo), "a number"),
+            ("tempo", number(self.tempo) and (self.tempo == 0 or self.evaluator != "vp"),
+             "a number, and 0 with evaluator vp (it values Kashgar leaves by the heuristic's evaluators)"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
@@ -179,6 +180,9 @@ class ISMCTSBot(Bot):
         mod, st = matched_search(st, cfg.compiled)
         ev = self.leaf_evaluator or make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
         s = new_search(mod, cfg, ev, seed, iters)
+        if cfg.tempo != 0.0 and not s._engine_ok(st, ev):
+            raise ValueError(f"tempo={cfg.tempo} does nothing here: it applies to Kashgar states valued by the "
+                             "kashgar, fitted or tuned evaluator (on a state of the search's own engine build)")
         cb = None
         if progress is not None:
             def cb(done: int) -> None:

@@ -81,3 +81,34 @@ def test_a_fit_saved_before_a_setting_existed_holds_for_it_at_its_default() -> N
     assert not calibrate.same_preset({**stored, "tempo": 0.3}, master)
     assert not calibrate.same_preset({**stored, "iterations": 1}, master)
     assert not calibrate.same_preset(None, master)
+
+
+def test_tempo_changes_a_whole_search_s_answer(engine: Any) -> None:
+    """Through `run` (not only the leaf): the start player, searched with tempo, reads its
+    alternatives lower (after its turn, the other seat's turn of the round is still to come)."""
+    st = _at_place(engine, 2, 0, seed=5)
+    means = {}
+    for tempo in (0.0, 2.0):
+        bot = make_bot(f"ismcts:iterations=200,evaluator=tuned,macro=1,rollout=turn,tempo={tempo}")
+        s, n, _ = bot.search(st, iterations=200, seed=9)  # type: ignore[attr-defined]
+        assert n == 200
+        stats = s.root_stats()  # (decision, visits, reward sum, VP sum)
+        means[tempo] = sum(r for _c, _v, r, _vp in stats) / sum(v for _c, v, _r, _vp in stats)
+    assert means[2.0] < means[0.0] - 0.05
+
+
+def test_tempo_is_refused_where_it_would_do_nothing() -> None:
+    """Only the engine's fast leaf applies tempo: with the VP evaluator (or on a state that is not
+    Kashgar's) a setting other than 0 is a ValueError, not a search that silently ignores it."""
+    from bots.ismcts_bot import ISMCTSBot
+    from bots.toygame import ToyState
+
+    with pytest.raises(ValueError, match="tempo"):
+        ISMCTSConfig(evaluator="vp", tempo=1.0)
+    with pytest.raises(ValueError, match="tempo"):
+        make_bot("ismcts:evaluator=vp,tempo=0.5")
+    assert ISMCTSConfig(evaluator="vp", tempo=0.0).tempo == 0.0
+    with pytest.raises(ValueError, match="tempo=1.0 does nothing here"):
+        ISMCTSBot(ISMCTSConfig(tempo=1.0)).search(ToyState(2, seed=3), iterations=10)
+    _s, n, _ = ISMCTSBot(ISMCTSConfig(tempo=0.0)).search(ToyState(2, seed=3), iterations=10)
+    assert n == 10
