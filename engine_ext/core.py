@@ -199,7 +199,8 @@ O_CAR = 72  # 16 caravans x (head, tail, len)
 O_LOC = 120
 O_NXT = O_LOC + NCARDS
 O_FLIP = O_NXT + NCARDS
-O_KNOWN = O_FLIP + NCARDS
+O_KNOWN = O_FLIP + NCARDS  # per card in a deck: the seats that know its place there (a bit each)
+KNEW = 8  # a card drawn for one seat's eyes: the seats that knew its place before, from this bit up
 O_STD = O_KNOWN + NCARDS
 O_SPC = O_STD + STD_CAP
 O_CON = O_SPC + SPC_CAP
@@ -623,7 +624,6 @@ class State:
         c = self.d[O_CON + (self.d[S_CON_TOP] & (CON_CAP - 1))]
         self.d[S_CON_TOP] = (self.d[S_CON_TOP] + 1) & (CON_CAP - 1)
         self.d[S_CON_N] -= 1
-        self.d[O_CKNOWN + c] = 0
         return c
 
     def _contract_under(self, c: cython.int, known: cython.int) -> None:
@@ -631,6 +631,24 @@ class State:
         self.d[S_CON_N] += 1
         self.d[O_CLOC + c] = CL_DECK
         self.d[O_CKNOWN + c] = known
+
+    def _known_under(self, known_off: cython.int, p: cython.int, kept: cython.int,
+                     free_taken: cython.bint) -> cython.int:
+        """Who knows the place of each card that a private draw of seat `p` puts back under its deck,
+        all but `kept` (kept or fulfilled: not put back; with `free_taken`, the contracts other than
+        large ones are taken too): `p`, and every seat that knew the place of each of them before
+        the draw. They go under in the order they were drawn, and which ones were kept is seen by
+        all, so such a seat knows where each went; a seat that knew some of them only is not told
+        where they are among the others."""
+        i: cython.int
+        c: cython.int
+        common: cython.int = (1 << self.d[S_PLAYERS]) - 1
+        for i in range(self.d[S_LIMBO_N]):
+            c = self.d[O_LIMBO + i]
+            if c == kept or (free_taken and self.R.con_kind[c] != CK_LARGE):
+                continue
+            common &= self.d[known_off + c] >> KNEW
+        return (1 << p) | common
 
     def _discard(self, card: cython.int) -> None:
         self.d[O_DISC + self.d[S_DISC_N]] = card
@@ -661,6 +679,7 @@ class State:
             self.d[O_DISP + self.d[S_DISP_N]] = c
             self.d[S_DISP_N] += 1
             self.d[O_CLOC + c] = CL_DISPLAY
+            self.d[O_CKNOWN + c] = 0
 
     def _display_remove(self, c: cython.int) -> None:
         n: cython.int = self.d[S_DISP_N]
@@ -1070,12 +1089,13 @@ class State:
             self._finish_fulfil(p, self.d[S_ZCON])
             self.d[S_PC] += 1
         elif pend == P_WHEAT:
+            k = self._known_under(O_CKNOWN, p, arg if kind == K_FULFIL else -1, False)
             for i in range(self.d[S_LIMBO_N]):
                 card = self.d[O_LIMBO + i]
                 if kind == K_FULFIL and card == arg:
                     self._take_contract(p, card, False)
                 else:
-                    self._contract_under(card, 1 << p)
+                    self._contract_under(card, k)
             self.d[S_LIMBO_N] = 0
             self.d[S_PC] += 1
         elif pend == P_CFREE:
@@ -1089,8 +1109,9 @@ class State:
                 self.d[S_N] -= 1
                 if self.d[S_N] > 0 and self._cfree_count(arg) > 0:
                     return
+            k = self._known_under(O_CKNOWN, p, -1, False)
             for i in range(self.d[S_LIMBO_N]):
-                self._contract_under(self.d[O_LIMBO + i], 1 << p)
+                self._contract_under(self.d[O_LIMBO + i], k)
             self.d[S_LIMBO_N] = 0
             self.d[S_PC] += 1
         elif pend == P_REMOVE or pend == P_REMOVE_PAT:
@@ -1168,14 +1189,22 @@ class State:
         card: cython.int
         kept: cython.int = -1
         src: cython.int = self.d[S_LIMBO_SRC]
+        k: cython.int = 0
         for i in range(self.d[S_LIMBO_N]):
             card = self.d[O_LIMBO + i]
-            if kept < 0 and self.R.ckind[card] == kind:
+            if self.R.ckind[card] == kind:
                 kept = card
-            elif src == DECK_STANDARD:
+                break
+        if src != DECK_STANDARD:
+            k = self._known_under(O_KNOWN, p, kept, False)
+        for i in range(self.d[S_LIMBO_N]):
+            card = self.d[O_LIMBO + i]
+            if card == kept:
+                continue
+            if src == DECK_STANDARD:
                 self._discard(card)
             else:
-                self._special_under(card, 1 << p)
+                self._special_under(card, k)
         self.d[S_LIMBO_N] = 0
         self.d[O_KNOWN + kept] = 0
         self.d[O_LOC + kept] = L_LIMBO
@@ -1299,7 +1328,8 @@ class State:
                     if card < 0:
                         break
                     self.d[O_LOC + card] = L_LIMBO
-                    self.d[O_KNOWN + card] = 1 << p
+                    # a Special card: who knew its place before (a Standard card is seen by all)
+                    self.d[O_KNOWN + card] = (1 << p) | ((self.d[O_KNOWN + card] << KNEW) if a == DECK_SPECIAL else 0)
                     self._limbo_add(card)
                 if self.d[S_LIMBO_N] > 0:
                     self.d[S_PEND] = P_KEEP
@@ -1318,7 +1348,7 @@ class State:
                     if card < 0:
                         break
                     self.d[O_CLOC + card] = CL_LIMBO
-                    self.d[O_CKNOWN + card] = 1 << p
+                    self.d[O_CKNOWN + card] = (1 << p) | (self.d[O_CKNOWN + card] << KNEW)
                     self._limbo_add(card)
                 if op == OP_CWHEAT and self.d[S_LIMBO_N] > 0:
                     # asked even when none has a wheat field (only `skip`): the drawn contracts are
@@ -1334,12 +1364,13 @@ class State:
                     self.d[S_LAST] = -1
                     self.d[S_PEND] = P_CFREE
                     return
+                k = self._known_under(O_CKNOWN, p, -1, op == OP_CFREE)
                 for i in range(self.d[S_LIMBO_N]):
                     card = self.d[O_LIMBO + i]
                     if op == OP_CFREE and self.R.con_kind[card] != CK_LARGE:
                         self._take_contract(p, card, False)
                     else:
-                        self._contract_under(card, 1 << p)
+                        self._contract_under(card, k)
                 self.d[S_LIMBO_N] = 0
             elif op == OP_REFRESH:
                 m = self.d[S_DISP_N]

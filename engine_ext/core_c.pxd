@@ -148,6 +148,7 @@ cdef int O_LOC
 cdef int O_NXT
 cdef int O_FLIP
 cdef int O_KNOWN
+cdef int KNEW
 cdef int O_STD
 cdef int O_SPC
 cdef int O_CON
@@ -233,6 +234,7 @@ cdef class State:
     cdef void _special_under(self, int card, int known)
     cdef int _draw_contract(self)
     cdef void _contract_under(self, int c, int known)
+    cdef int _known_under(self, int known_off, int p, int kept, bint free_taken)
     cdef void _discard(self, int card)
     cdef int _take_discard_kind(self, int kind)
     cdef void _refill_display(self)

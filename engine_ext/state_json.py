@@ -829,17 +829,29 @@ def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int
             raise StateError("/pending/drawn", f"{who} shows the cards drawn for {what}: list them")
         return n_drawn
     assert isinstance(drawn, list)
+    knew = pend.get("drawn_known_by")
+    if knew is not None:
+        if observer is not None or src == L.DECK_STANDARD:
+            raise StateError("/pending/drawn_known_by", "who knew the drawn cards' places goes only in a full state "
+                                                        "with drawn Special cards or contracts")
+        seats = (1 << d[L.S_PLAYERS]) - 1
+        if len(knew) != n_drawn:
+            raise StateError("/pending/drawn_known_by", f"one mask of seats per drawn card: {n_drawn}, not {len(knew)}")
+        for i, mask in enumerate(knew):
+            if mask & ~seats:
+                raise StateError(f"/pending/drawn_known_by/{i}", f"a mask of the seats 0..{d[L.S_PLAYERS] - 1} "
+                                                                 f"(at most {seats}), not {mask}")
     for i, x in enumerate(drawn):
         if src == L.DECK_CONTRACT:
             con = b.contract(x, f"/pending/drawn/{i}")
             d[L.O_LIMBO + i] = con
             d[L.O_CLOC + con] = L.CL_LIMBO
-            d[L.O_CKNOWN + con] = 1 << tp
+            d[L.O_CKNOWN + con] = (1 << tp) | ((knew[i] << L.KNEW) if knew else 0)
         else:
             card, _ = b.card(x, f"/pending/drawn/{i}", STD_DECKS if src == L.DECK_STANDARD else ("special",))
             d[L.O_LIMBO + i] = card
             d[L.O_LOC + card] = L.L_LIMBO
-            d[L.O_KNOWN + card] = 1 << tp
+            d[L.O_KNOWN + card] = (1 << tp) | ((knew[i] << L.KNEW) if knew else 0)
     d[L.S_LIMBO_N] = n_drawn
     return 0
 
@@ -1003,4 +1015,9 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
     }
     if moved is not None:
         out["moved_to"] = moved
+    if observer is None and private_draw(d):
+        known = L.O_CKNOWN if src == L.DECK_CONTRACT else L.O_KNOWN
+        knew = [d[known + x] >> L.KNEW for x in limbo]
+        if any(knew):
+            out["drawn_known_by"] = knew
     return out
