@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -16,6 +17,7 @@ from engine_ext.state_json import (
     is_strict_int,
     load_doc,
     new_game_doc,
+    order_given,
     private_draw,
 )
 
@@ -68,7 +70,9 @@ class Engine:
         if doc.get("pending") and len(codes) == 1 and not private_draw(st.export()):
             only = Decision.from_code(codes[0], st, self.data)
             raise StateError(where, f"a step with one possible outcome ({only}) is carried out, never asked")
-        return Game(self, st, observer)
+        full = observer is None
+        return Game(self, st, observer, order_made_up=full and not order_given(doc),
+                    seed_made_up=full and "rng" not in doc)
 
     def cards(self) -> dict[str, Any]:
         return {"cards": [k.to_json() for k in self.data.kinds],
@@ -78,10 +82,15 @@ class Engine:
 class Game:
     """A game state with decisions as values. Mutable: `apply` changes it."""
 
-    def __init__(self, engine: Engine, state: Any, observer: int | None = None) -> None:
+    def __init__(self, engine: Engine, state: Any, observer: int | None = None, order_made_up: bool = False,
+                 seed_made_up: bool = False) -> None:
         self.engine = engine
         self.state = state
         self.observer = observer
+        # a full state whose document left out some deck's order, or the seed of its shuffles
+        # (reshuffles of the discard pile): made up when it was loaded
+        self.order_made_up = order_made_up
+        self.seed_made_up = seed_made_up
 
     # ---- queries -------------------------------------------------------------------
     @property
@@ -166,21 +175,41 @@ class Game:
         hangs on what the view made up (its decks' order and its shuffles: a draw, a refill of the
         display from the contract deck, a reshuffle of the discard pile). `d` is applied here and
         in `SAMPLED_WORLDS` other worlds that agree with the view (`determinize`), and the views
-        after it compared. False on a full state, whose order is the real one."""
+        after it compared. On a full state: False where its document gave every deck's order and the
+        seed of its shuffles (the real ones); else the same test, compared whole but for the decks,
+        in worlds sampled for the turn player (some order left out) or reseeded (the seed only)."""
         if self.observer is None:
+            if self.order_made_up:
+                seat = self.turn_player
+                return self._differs_between_worlds(d, lambda seed: self.state.determinize(seat, seed), None)
+            if self.seed_made_up:
+                return self._differs_between_worlds(d, self._reseeded, None)
             return False
         if self.hidden_from(self.observer):  # `d` would choose among cards this view made up
             raise StateError("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
                              f"this view (seat {self.observer}) has not seen: its outcome is not this view's to "
                              "judge")
+        observer = self.observer
+        return self._differs_between_worlds(d, lambda seed: self.state.determinize(observer, seed), observer)
+
+    def _reseeded(self, seed: int) -> Any:
+        st = self.state.clone()
+        st.set_rng(seed * 0x9E3779B97F4A7C15 % 2**64 or 1)
+        return st
+
+    def _differs_between_worlds(self, d: DecisionLike, world: Callable[[int], Any], view: int | None) -> bool:
+        """Whether `d` leads to another state (seat `view`'s view of it; None: the full state, but
+        for its decks and seed) here than in `SAMPLED_WORLDS` other worlds (`world(seed)`)."""
         code = self.legal_code(d)
         first: dict[str, Any] | None = None
         for seed in range(SAMPLED_WORLDS + 1):
-            st = self.state.clone() if seed == 0 else self.state.determinize(self.observer, seed)
+            st = self.state.clone() if seed == 0 else world(seed)
             if not st.is_legal(code):  # a decision other worlds do not offer hangs on what is made up
                 return True
             st.apply_unchecked(code)
-            seen = dump_doc(st.export(), 1, self.engine.data, self.observer)
+            seen = dump_doc(st.export(), 1, self.engine.data, view)
+            if view is None:
+                seen = {k: v for k, v in seen.items() if k not in ("decks", "rng")}
             if first is None:
                 first = seen
             elif seen != first:
@@ -188,7 +217,7 @@ class Game:
         return False
 
     def clone(self) -> Game:
-        return Game(self.engine, self.state.clone(), self.observer)
+        return Game(self.engine, self.state.clone(), self.observer, self.order_made_up, self.seed_made_up)
 
     def determinize(self, observer: int, seed: int) -> Game:
         """A copy whose hidden order is re-sampled from what seat `observer` knows (ValueError for

@@ -957,6 +957,15 @@ def _position_in(d: list[int], car: int, card: int) -> int | None:
     return None
 
 
+def order_given(doc: dict[str, Any]) -> bool:
+    """Whether a full state document gives the order of every deck (else the loader made up what
+    it left out)."""
+    decks = doc.get("decks")
+    return isinstance(decks, dict) and all(
+        isinstance(decks.get(name), list) or (isinstance(decks.get(name), dict) and "cards" in decks[name])
+        for name in ("standard", "special", "contract"))
+
+
 def private_draw(d: list[int]) -> bool:
     """Whether the pending step of an exported state `d` chooses among cards drawn for the turn
     player's eyes only: Special cards and contracts (drawn Standard cards are shown to all)."""

@@ -115,7 +115,10 @@ class ApplyRequest(Request):
     observer: Annotated[
         int | None,
         Field(
-            ge=0, le=3, description="Return the view of this player (default: the same observer as the given state)."
+            ge=0,
+            le=3,
+            description="Return the view of this player (default: the same observer as the given state). "
+            "A view can become its own seat's view only: another seat's needs the full state.",
         ),
     ] = None
 
@@ -273,10 +276,11 @@ class ApplyResponse(WithLegal):
         "given view does not know has `sampled: true`."
     )
     sampled: bool = Field(
-        description="True when the state given was a view and what the decision led to hangs on what "
-        "that view does not know (a draw from a deck, a refill of the display from the contract deck, "
-        "a reshuffle of the discard pile): the view's order is made up, so the result is one possible "
-        "outcome, not the real one (apply on the full state to play a real game)."
+        description="True when what the decision led to hangs on order the given state does not hold "
+        "(a draw from a deck, a refill of the display from the contract deck, a reshuffle of the "
+        "discard pile): a view's, or a full state's that leaves out some deck's order (or `rng`, the "
+        "seed of its reshuffles), is made up, so the result is one possible outcome, not the real one "
+        "(apply on the full state with every deck's order to play a real game)."
     )
     request_id: str
 

@@ -311,3 +311,28 @@ def test_outcome_made_up_refuses_an_illegal_decision(engine: Engine) -> None:
     illegal = next(d for d in ("c0:part", "c1:part", "c2:part") if d not in {str(x) for x in view.legal()})
     with pytest.raises(IllegalDecision, match="is not legal here"):
         view.outcome_made_up(illegal)
+
+
+def test_a_full_state_without_its_reshuffle_seed_marks_a_reshuffle_made_up(engine: Engine) -> None:
+    """A full state whose document leaves out `rng` (the seed of its own shuffles) gets one made
+    up: a draw that reshuffles the discard pile into the Standard deck is one possible outcome;
+    every other decision, with every deck's order given, is real."""
+    rnd = random.Random(3)
+    reshuffles = plain = 0
+    for seed in range(10):
+        g = engine.new_game(2, seed=seed)
+        while not g.is_terminal and not (reshuffles and plain > 200):
+            doc = g.to_json()
+            del doc["rng"]
+            unseeded = engine.from_json(doc)
+            d = rnd.choice(g.legal())
+            made_up = unseeded.outcome_made_up(d)
+            events = g.apply(d)
+            if any(e["event"] == "card" and e["from"] == "discard" and e["to"] == "drawn" for e in events) \
+                    and len(set(doc["discard"])) >= 2:
+                reshuffles += 1
+                assert made_up, (seed, str(d))
+            elif not g.is_terminal and not any(e["event"] == "card" and e["from"] == "discard" for e in events):
+                plain += 1
+                assert not made_up, (seed, str(d))
+    assert reshuffles >= 1 and plain > 200

@@ -292,6 +292,35 @@ def test_apply_on_a_view_marks_a_made_up_refill_of_the_display(client: FlaskClie
     raise AssertionError("no fulfil that refills the display in game 0")
 
 
+def test_apply_on_a_full_state_without_deck_order_marks_the_draw_made_up(client: FlaskClient) -> None:
+    """A full state (no `observer`) that leaves out the decks gets them made up when it loads: what
+    it draws is one possible draw, not the real game's (integrator audit: `sampled` was false)."""
+    full = client.post("/games", json={"players": 2, "seed": 5}).json["state"]
+    draw = next(d["text"] for d in client.post("/legal", json={"state": full}).json["legal"] if d["text"] == "c0:a")
+    real = client.post("/apply", json={"state": full, "decision": draw}).json
+    assert any(e["event"] == "card" and e["from"] == "standard deck" for e in real["events"])
+    assert real["sampled"] is False
+    no_decks = {k: v for k, v in full.items() if k != "decks"}
+    out = client.post("/apply", json={"state": no_decks, "decision": draw}).json
+    assert out["sampled"] is True
+    # the seed of its reshuffles only: a draw from the deck it gives is real
+    no_rng = {k: v for k, v in full.items() if k != "rng"}
+    out = client.post("/apply", json={"state": no_rng, "decision": draw}).json
+    assert out["sampled"] is False and out["events"] == real["events"]
+
+
+def test_a_view_becomes_its_own_seat_s_view_only(client: FlaskClient) -> None:
+    """Seat 0's view cannot answer with seat 1's: seat 1 knows what seat 0 does not (a card it put
+    under a deck), and it would be lost without a word (integrator audit)."""
+    view = client.post("/games", json={"players": 2, "seed": 5, "observer": 0}).json["state"]
+    legal = client.post("/legal", json={"state": view}).json["legal"]
+    r = client.post("/apply", json={"state": view, "decision": legal[0]["text"], "observer": 1})
+    assert_error(r, 422, "/observer")
+    assert r.json["error"] == "invalid_observer"
+    ok = client.post("/apply", json={"state": view, "decision": legal[0]["text"], "observer": 0})
+    assert ok.status_code == 200 and ok.json["state"]["observer"] == 0
+
+
 def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
     legal_texts = {d["text"] for d in game["legal"]}
     illegal = next(t for t in ("c3:a", "c2:b", "skip", "pay 9", "c0:part", "c1:part") if t not in legal_texts)

@@ -90,6 +90,10 @@ def apply() -> Response:
     engine.refuse_hidden_choice(game)
     decision = engine.parse_decision(game, req.decision, "/decision")
     observer = req.observer if req.observer is not None else game.observer
+    if game.observer is not None and observer != game.observer:
+        raise APIError(422, "invalid_observer", f"this state is seat {game.observer}'s view: it can become that seat's "
+                       f"view only (seat {observer} knows what it does not); send the full state for another seat's",
+                       "/observer")
     try:
         made_up = game.outcome_made_up(decision)  # before the game moves on
         events = game.apply(decision, observer=observer)
