@@ -55,7 +55,17 @@ class JobTimeout(TimeoutError):
 class JobFailed(Exception):
     def __init__(self, job: dict[str, Any]) -> None:
         self.job = job
-        super().__init__(f"job {job.get('job_id')} {job.get('status')}: {job.get('error')}")
+        result = job.get("result")
+        said = f": {job['error']}" if job.get("error") else ""
+        if isinstance(result, dict):
+            said += f" (a partial result of {result.get('iterations')} iterations: .job['result'])"
+        super().__init__(f"job {job.get('job_id')} {job.get('status')}{said}")
+
+
+def _settled(job: dict[str, Any]) -> bool:
+    """A cancelled job whose parts have all stopped: its result (what they searched) is in."""
+    progress = job.get("progress") or {}
+    return job.get("result") is not None or progress.get("parts_done") == progress.get("parts_total")
 
 
 class KashgarClient:
@@ -127,12 +137,14 @@ class KashgarClient:
         return dict(self.request("DELETE", "/jobs/" + urllib.parse.quote(job_id, safe=""))[1])
 
     def wait(self, job_id: str, poll_interval: float = 0.2, timeout: float | None = 3600.0) -> dict[str, Any]:
+        """The job once it finished; JobFailed once it failed, or was cancelled and its running
+        parts stopped (with what they searched in `.job["result"]`, `partial`); JobTimeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             job = self.job(job_id)
             if job["status"] == "finished":
                 return job
-            if job["status"] in ("failed", "cancelled"):
+            if job["status"] == "failed" or (job["status"] == "cancelled" and _settled(job)):
                 raise JobFailed(job)
             if deadline is not None and time.monotonic() > deadline:
                 raise JobTimeout(job_id, job["status"], timeout)

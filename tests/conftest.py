@@ -3,6 +3,9 @@ interpreted one (the same source), through the parametrized `engine` fixture."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+
 import pytest
 
 import engine_ext
@@ -33,3 +36,17 @@ def compiled_engine() -> Engine:
 @pytest.fixture
 def interpreted_engine() -> Engine:
     return engine_ext.get_engine(False)
+
+
+@pytest.fixture
+def service_url() -> Iterator[str]:
+    """The service app behind a real HTTP server in this process (threads)."""
+    from werkzeug.serving import make_server
+
+    from service import create_app
+
+    server = make_server("127.0.0.1", 0, create_app({"TESTING": True, "log_level": "WARNING"}), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()

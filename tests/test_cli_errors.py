@@ -11,9 +11,7 @@ import re
 import signal
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,6 @@ import engine_ext
 from bots.ismcts_bot import ISMCTSConfig
 from bots.levels import Level, dump_levels
 from kashgar_cli.main import main
-from service import create_app
 
 PROVENANCE = {"command", "date", "cores", "python"}
 
@@ -227,18 +224,6 @@ def test_bench_json_says_where_it_came_from(capsys: pytest.CaptureFixture[str]) 
     assert main(["bench", "search", "--json", "--no-openspiel", "--search-iterations", "5",
                  "--tree-iterations", "5"]) == 0
     assert PROVENANCE <= set(json.loads(capsys.readouterr().out)["provenance"])
-
-
-@pytest.fixture
-def service_url() -> Iterator[str]:
-    """The service app behind a real HTTP server in this process (threads)."""
-    from werkzeug.serving import make_server
-
-    server = make_server("127.0.0.1", 0, create_app({"TESTING": True, "log_level": "WARNING"}), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
 
 
 def test_bench_service_counts_only_the_cores_its_workers_use(service_url: str,

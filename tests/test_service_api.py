@@ -451,6 +451,19 @@ def test_suggest_validation(client: FlaskClient, view: dict[str, Any]) -> None:
     assert_error(client.post("/suggest", json={"state": view, "parallel": 65}), 422, "/parallel")
 
 
+@pytest.mark.parametrize(("field", "value"), [("iterations", 10**8 + 1), ("time_ms", 10**9), ("parallel", 65),
+                                              ("iterations", 10**7 + 1), ("time_ms", 600_001), ("parallel", 17)])
+def test_a_budget_too_large_is_told_this_server_s_limit(client: FlaskClient, view: dict[str, Any], field: str,
+                                                        value: int) -> None:
+    """Above the request model's outer bound the 422 named that bound (100,000,000 iterations,
+    86,400,000 ms, 64 parts), not the server's limit that /openapi.json states: a client that
+    retried with it got a second 422 (integrator audit)."""
+    limit = client.get("/openapi.json").json["components"]["schemas"]["SuggestRequest"]["properties"][field]
+    maximum = next(b["maximum"] for b in limit["anyOf"] if "maximum" in b)
+    body = assert_error(client.post("/suggest", json={"state": view, field: value}), 422, f"/{field}")
+    assert body["error"] == "budget_out_of_range" and body["message"] == f"{field} must be at most {maximum}"
+
+
 def test_sync_parts_run_one_after_another_so_their_time_counts_against_the_sync_limit(
     client: FlaskClient, view: dict[str, Any]
 ) -> None:

@@ -12,10 +12,21 @@ import engine_ext
 from .. import engine, metrics, search
 from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
-from ..openapi import operation
+from ..openapi import operation, server_limits
 from .common import manager, read_body, request_id, settings
 
 bp = Blueprint("suggest", __name__)
+
+
+def _as_server_limit(err: APIError) -> APIError:
+    """A budget above the request model's outer bound (`le`) is refused with this server's own
+    limit, the one `/openapi.json` states: the model's bound is larger, and naming it sent a
+    client that retried with it back for a second 422."""
+    limits = server_limits(settings())
+    name = err.pointer.lstrip("/")
+    if err.code == "validation_error" and name in limits and err.message.startswith("Input should be less than"):
+        return APIError(422, "budget_out_of_range", f"{name} must be at most {limits[name]}", err.pointer)
+    return err
 
 
 def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
@@ -106,7 +117,10 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
 def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     """Search the given state (a player's view, any decision point, mid-turn included) and answer
     the decision with its alternatives. Same seed and inputs, same answer."""
-    req = read_body(SuggestRequest)
+    try:
+        req = read_body(SuggestRequest)
+    except APIError as err:
+        raise _as_server_limit(err) from None
     spec, mode, game = resolve(req)
     m = metrics.get()
     label = spec.level or "custom"
