@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -178,13 +179,23 @@ def test_play_takes_only_ascii_numbers() -> None:
 
 
 def test_the_server_removes_its_temporary_directories_when_it_stops(tmp_path: Path) -> None:
-    """Each `kashgar serve` made a job database and a metrics directory under TMPDIR and left them."""
+    """Each `kashgar serve` made a job database and a metrics directory under TMPDIR and left them.
+    Nor does it make gunicorn's control socket, one path per user that two servers shared (one
+    stopping removed the other's)."""
     tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    env = {"TMPDIR": str(tmp), "KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": "", "PROMETHEUS_MULTIPROC_DIR": ""}
+    home = tmp_path / "home"
+    run = tmp_path / "run"  # where gunicorn puts the socket when XDG_RUNTIME_DIR is set, else under HOME
+    for folder in (tmp, home, run):
+        folder.mkdir()
+    env = {"TMPDIR": str(tmp), "KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": "", "PROMETHEUS_MULTIPROC_DIR": "",
+           "HOME": str(home), "XDG_RUNTIME_DIR": str(run)}
     with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as g:
         assert http_json("POST", g.url + "/games", {"players": 2, "seed": 1})[0] == 200
         assert sorted(p.name.split("-")[1] for p in tmp.iterdir()) == ["jobs", "metrics"]
+        deadline = time.monotonic() + 1.5  # the master opens the socket a moment after its workers boot
+        while time.monotonic() < deadline and not any(home.iterdir()) and not any(run.iterdir()):
+            time.sleep(0.1)
+        assert list(home.iterdir()) == [] and list(run.iterdir()) == []
     assert list(tmp.iterdir()) == []
 
 
