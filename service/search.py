@@ -57,16 +57,19 @@ def part_seed(seed: int, index: int) -> int:
 
 
 def default_parallel(iterations: int | None, time_ms: int | None, settings: Settings, asynchronous: bool,
-                     backend: str = "redis") -> int:
+                     backend: str = "redis", workers: int | None = None) -> int:
     """Parts of a search when the request names none. An iteration budget: one per
     `part_iterations`. A time budget: every part searches for the whole time, so only as many as
-    can run side by side: `time_parts` on RQ workers, `embedded_threads` on the embedded queue (one
-    by default, where four parts took four times the time asked for), one when synchronous."""
+    can run side by side: `time_parts` on RQ workers, and no more than the `workers` listening
+    (when known; with one worker, four parts took four times the time asked for), `embedded_threads`
+    on the embedded queue (one by default, for the same reason), one when synchronous."""
     if iterations is not None:
         return max(1, min(settings.max_parts, math.ceil(iterations / max(1, settings.part_iterations))))
     if not asynchronous:
         return 1
     side_by_side = settings.time_parts if backend == "redis" else settings.embedded_threads
+    if backend == "redis" and workers is not None:
+        side_by_side = min(side_by_side, workers)
     return max(1, min(settings.max_parts, side_by_side))
 
 

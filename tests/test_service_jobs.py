@@ -107,6 +107,13 @@ def test_plan_splits_iterations_and_keeps_seed() -> None:
     # budget gets no more parts than that, as they would run one after the other
     assert search.default_parallel(None, 500, s, True, "embedded") == 1
     assert search.default_parallel(None, 500, Settings(embedded_threads=3), True, "embedded") == 3
+    # on RQ, no more parts than there are workers to run them side by side (one worker ran 4 parts
+    # of a 2.5 s budget one after the other: 10 s; integrator audit); none known: time_parts
+    assert search.default_parallel(None, 500, s, True, "redis", workers=1) == 1
+    assert search.default_parallel(None, 500, s, True, "redis", workers=2) == 2
+    assert search.default_parallel(None, 500, s, True, "redis", workers=9) == 4
+    assert search.default_parallel(None, 500, s, True, "redis", workers=0) == 1
+    assert search.default_parallel(2500, None, s, True, "redis", workers=1) == 3  # iterations: split as ever
 
 
 # ------------------------------------------------------------------------------- Redis
@@ -657,3 +664,32 @@ def test_faults_reads_where_rq_holds_a_part(settings: Settings, state: dict[str,
     seen = rq_state(settings.redis_url, settings.queue_name, rq_id)
     assert seen["in_queue"] is False and seen["in_intermediate"] is True
     assert rq_state(settings.redis_url, settings.queue_name, "nope-p0-a1")["rq_status"] is None
+
+
+def test_redis_an_async_time_budget_gets_no_more_parts_than_there_are_workers(
+    settings: Settings, state: dict[str, Any]
+) -> None:
+    """Every part of a time budget searches for the whole time: with fewer RQ workers than
+    `time_parts`, the parts ran one after the other (a 2.5 s budget took 10 s on one worker;
+    integrator audit). The parts are as many as the workers listening, `time_parts` at most."""
+    app = create_app({"redis_url": settings.redis_url, "time_parts": 3, "log_level": "ERROR"})
+    c = app.test_client()
+    conn = redis.Redis.from_url(settings.redis_url)
+    listening = []
+
+    def parts() -> int:
+        r = c.post("/suggest", json={"state": state, "time_ms": 50, "mode": "async"})
+        assert r.status_code == 202, r.get_json()
+        return int(r.get_json()["parts"])
+
+    assert parts() == 1  # no worker yet: one part, run when one comes
+    for n in (1, 2, 4):
+        while len(listening) < n:
+            wk = SimpleWorker([settings.queue_name], connection=conn, name=f"w{len(listening)}")
+            wk.register_birth()
+            listening.append(wk)
+        assert parts() == min(n, 3)
+    asked = c.post("/suggest", json={"state": state, "time_ms": 50, "mode": "async", "parallel": 4})
+    assert asked.get_json()["parts"] == 4  # a request that names its parts gets them
+    for wk in listening:
+        wk.register_death()

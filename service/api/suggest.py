@@ -94,7 +94,11 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
     engine.refuse_hidden_choice(game)
     if game.is_terminal or game.current_player < 0:
         raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
-    parallel = req.parallel or search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend)
+    parallel = req.parallel
+    if parallel is None:
+        # an async time budget: its parts run side by side, as many as there are RQ workers to run them
+        workers = manager().queue.workers() if mode == "async" and iterations is None else None
+        parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend, workers)
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
     )
