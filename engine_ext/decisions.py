@@ -143,6 +143,12 @@ class Decision:
         if not isinstance(obj, dict):
             raise DecisionError("a decision is an object or a text", "")
         kind = obj.get("kind")
+        if kind is None and ("decision" in obj or "text" in obj):  # an item of a list of legal decisions
+            raise DecisionError("an item of `legal` holds the decision: give its `decision` (or its `text`), "
+                                "not the whole item", "/kind")
+        if kind is None:
+            kinds = ", ".join(sorted(KIND_CODES))
+            raise DecisionError(f"a decision object names its kind (`kind`: one of {kinds})", "/kind")
         if not isinstance(kind, str) or kind not in KIND_CODES:
             raise DecisionError(f"unknown decision kind {_short(repr(kind))}", "/kind")
         for key in obj:

@@ -92,8 +92,9 @@ def parse_decision(game: Any, value: Any, prefix: str = "/decision") -> Any:
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         inner = getattr(exc, "pointer", None)
         ptr = join_pointer(prefix, inner) if isinstance(inner, str) else prefix
+        said = str(getattr(exc, "message", None) or exc)
         raise APIError(
-            422, "invalid_decision", f"not a decision: {getattr(exc, 'message', None) or exc}", ptr
+            422, "invalid_decision", said if said.startswith("not a decision") else f"not a decision: {said}", ptr
         ) from None
     legal_now = game.legal()
     if d not in legal_now:

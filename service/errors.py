@@ -109,7 +109,7 @@ def from_validation_error(exc: ValidationError, prefix: str = "", location: str 
     errors = []
     for err in exc.errors(include_url=False):
         ptr = prefix + pointer(*_clean_loc(err.get("loc", ())))
-        msg = str(err.get("msg", "invalid"))
+        msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")  # our own validators' words
         errors.append({"pointer": ptr, "message": msg})
     first = errors[0] if errors else {"pointer": prefix, "message": "invalid"}
     return APIError(422, "validation_error", first["message"], first["pointer"], errors, location)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 #: Placeholder the OpenAPI builder replaces with `{"$ref": "#/components/schemas/State"}`.
 STATE_REF = {"type": "object", "x-kashgar-ref": "State"}
@@ -121,6 +121,14 @@ class ApplyRequest(Request):
             "A view can become its own seat's view only: another seat's needs the full state.",
         ),
     ] = None
+
+    @field_validator("decision", mode="before")
+    @classmethod
+    def _text_or_object(cls, value: Any) -> Any:
+        """A list, a number or null was told only "Input should be a valid string"."""
+        if not isinstance(value, (str, dict)):
+            raise ValueError("a decision is its text (e.g. `c0:a`) or its JSON object")
+        return value
 
 
 # --------------------------------------------------------------------------------- responses

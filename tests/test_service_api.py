@@ -332,6 +332,28 @@ def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
     assert_error(client.post("/apply", json={"state": game["state"]}), 422, "/decision")
 
 
+@pytest.mark.parametrize(("decision", "pointer", "said"), [
+    ([1], "/decision", "a decision is its text (e.g. `c0:a`) or its JSON object"),
+    (None, "/decision", "a decision is its text (e.g. `c0:a`) or its JSON object"),
+    ({"foo": 1}, "/decision/kind", "not a decision: a decision object names its kind (`kind`: one of choose, "),
+    ("C0:A", "/decision", "not a decision: 'C0:A'"),
+])
+def test_a_malformed_decision_is_told_what_a_decision_is(client: FlaskClient, game: dict[str, Any], decision: Any,
+                                                         pointer: str, said: str) -> None:
+    """A list or null was told only "Input should be a valid string" (the field takes an object too),
+    an object without `kind` "unknown decision kind None", and a bad text "not a decision: not a
+    decision: ..." (integrator audit)."""
+    body = assert_error(client.post("/apply", json={"state": game["state"], "decision": decision}), 422, pointer)
+    assert body["message"].startswith(said), body
+
+
+def test_an_item_of_legal_sent_whole_as_the_decision_is_told_which_part_to_send(
+        client: FlaskClient, game: dict[str, Any]) -> None:
+    body = assert_error(client.post("/apply", json={"state": game["state"], "decision": game["legal"][0]}), 422,
+                        "/decision/kind")
+    assert "give its `decision` (or its `text`), not the whole item" in body["message"]
+
+
 def test_bad_states(client: FlaskClient, game: dict[str, Any]) -> None:
     bad_schema = dict(game["state"], schema="kashgar/state@99")
     assert_error(client.post("/legal", json={"state": bad_schema}), 422, prefix="/state")
