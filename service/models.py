@@ -179,6 +179,14 @@ class SuggestResult(Response):
     level: str | None = None
     compiled: bool
     parts: int = 1
+    truncated: bool | None = Field(
+        None, description="True when a synchronous search hit the server's wall-clock cap "
+        "(KASHGAR_SYNC_TIMEOUT_MS) and answered with what it had searched; absent otherwise."
+    )
+    partial: bool | None = Field(
+        None, description="True on the result of a cancelled job: what its parts searched before they "
+        "stopped; absent otherwise."
+    )
 
 
 class SuggestResponse(SuggestResult):
@@ -252,7 +260,7 @@ class GameSummary(Response):
     current_player: int
     turn_player: int
     is_terminal: bool
-    winner: int
+    winner: int = Field(description="The winning seat once the game is over (`is_terminal`); -1 while it runs.")
     vp: list[int] | None = None
 
 

@@ -120,7 +120,8 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
 )
 def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     """Search the given state (a player's view, any decision point, mid-turn included) and answer
-    the decision with its alternatives. Same seed and inputs, same answer."""
+    the decision with its alternatives. Same seed and inputs, same answer, for an iteration budget
+    (a time budget searches as far as the machine gets)."""
     try:
         req = read_body(SuggestRequest)
     except APIError as err:
