@@ -162,8 +162,12 @@ class KashgarClient:
             body["observer"] = observer
         return dict(self.request("POST", "/games", body)[1])
 
-    def legal(self, state: dict[str, Any]) -> dict[str, Any]:
-        return dict(self.request("POST", "/legal", {"state": state})[1])
+    def legal(self, state: dict[str, Any], observer: int | None = None) -> dict[str, Any]:
+        """The legal decisions; with `observer`, also that seat's view (`state`)."""
+        body: dict[str, Any] = {"state": state}
+        if observer is not None:
+            body["observer"] = observer
+        return dict(self.request("POST", "/legal", body)[1])
 
     def apply(
         self, state: dict[str, Any], decision: str | dict[str, Any], observer: int | None = None

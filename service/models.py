@@ -101,6 +101,16 @@ class NewGameRequest(Request):
 
 class LegalRequest(Request):
     state: State
+    observer: Annotated[
+        int | None,
+        Field(
+            ge=0,
+            le=3,
+            description="Also return this seat's view of the state (`state`), with the legal decisions as that "
+            "seat sees them: how a full state is turned into the view each seat's client gets. On a view, "
+            "only its own seat.",
+        ),
+    ] = None
 
 
 class ApplyRequest(Request):
@@ -280,6 +290,7 @@ class GameResponse(WithLegal):
 
 class LegalResponse(WithLegal):
     count: int
+    state: State | None = Field(None, description="The view of `observer`, when the request named one.")
     request_id: str
 
 

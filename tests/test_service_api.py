@@ -321,6 +321,21 @@ def test_a_view_becomes_its_own_seat_s_view_only(client: FlaskClient) -> None:
     assert ok.status_code == 200 and ok.json["state"]["observer"] == 0
 
 
+def test_legal_makes_a_seat_s_view_of_a_full_state(client: FlaskClient) -> None:
+    """A client holding the full state had no call that gives a seat its view (integrator audit)."""
+    full = client.post("/games", json={"players": 3, "seed": 8}).json["state"]
+    for seat in range(3):
+        out = client.post("/legal", json={"state": full, "observer": seat}).json
+        assert out["state"] == engine_ext.from_json(full).to_json(observer=seat)
+        assert out["legal"] == client.post("/legal", json={"state": out["state"]}).json["legal"]
+    assert "state" not in client.post("/legal", json={"state": full}).json
+    view = client.post("/legal", json={"state": full, "observer": 1}).json["state"]
+    assert client.post("/legal", json={"state": view, "observer": 1}).json["state"] == view
+    r = client.post("/legal", json={"state": view, "observer": 2})
+    assert assert_error(r, 422, "/observer")["error"] == "invalid_observer"
+    assert_error(client.post("/legal", json={"state": full, "observer": 3}), 422, "/observer")
+
+
 def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
     legal_texts = {d["text"] for d in game["legal"]}
     illegal = next(t for t in ("c3:a", "c2:b", "skip", "pay 9", "c0:part", "c1:part") if t not in legal_texts)

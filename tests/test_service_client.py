@@ -9,6 +9,14 @@ import pytest
 from service.client import JobFailed, KashgarClient
 
 
+def test_the_client_asks_for_a_seat_s_view(service_url: str) -> None:
+    api = KashgarClient(service_url)
+    full = api.new_game(players=2, seed=4)["state"]
+    view = api.legal(full, observer=1)["state"]
+    assert view["observer"] == 1 and view == api.new_game(players=2, seed=4, observer=1)["state"]
+    assert "state" not in api.legal(full)
+
+
 def test_waiting_on_a_cancelled_job_gives_what_its_parts_searched(service_url: str) -> None:
     """A cancelled job is `cancelled` at once, but a running part stops only at its next check and
     its partial result comes after: `wait` raised on the first `cancelled` it saw, with no result

@@ -23,6 +23,15 @@ def _to_json(game: Any, observer: int | None, ptr: str) -> dict[str, Any]:
     return dict(doc)
 
 
+def _own_view(game: Any, observer: int) -> int:
+    """`observer`, whose view a response shows: any seat of a full state; a view's own seat only."""
+    if game.observer is not None and observer != game.observer:
+        raise APIError(422, "invalid_observer", f"this state is seat {game.observer}'s view: it can become that seat's "
+                       f"view only (seat {observer} knows what it does not); send the full state for another seat's",
+                       "/observer")
+    return observer
+
+
 @bp.post("/games")
 @operation(
     "/games",
@@ -64,12 +73,15 @@ def new_game() -> Response:
 def legal() -> Response:
     """Every legal decision of the player to move (empty when the game is over, or when the
     state is a view of another seat and the player to move is choosing among cards it drew
-    unseen: then `legal_hidden` is true)."""
+    unseen: then `legal_hidden` is true). With `observer`, also that seat's view (`state`)."""
     req = read_body(LegalRequest)
     game = engine.load_game(req.state)
+    observer = game.observer if req.observer is None else _own_view(game, req.observer)
     body = engine.game_summary(game)
-    body.update(engine.legal_seen_by(game, game.observer))
+    body.update(engine.legal_seen_by(game, observer))
     body["count"] = len(body["legal"])
+    if req.observer is not None:
+        body["state"] = _to_json(game, observer, "/observer")
     return jsonify(with_request_id(body))
 
 
@@ -89,11 +101,7 @@ def apply() -> Response:
     game = engine.load_game(req.state)
     engine.refuse_hidden_choice(game)
     decision = engine.parse_decision(game, req.decision, "/decision")
-    observer = req.observer if req.observer is not None else game.observer
-    if game.observer is not None and observer != game.observer:
-        raise APIError(422, "invalid_observer", f"this state is seat {game.observer}'s view: it can become that seat's "
-                       f"view only (seat {observer} knows what it does not); send the full state for another seat's",
-                       "/observer")
+    observer = game.observer if req.observer is None else _own_view(game, req.observer)
     try:
         made_up = game.outcome_made_up(decision)  # before the game moves on
         events = game.apply(decision, observer=observer)
