@@ -167,7 +167,9 @@ def init_app(app: Flask) -> None:
         message = err.description or err.name
         if status == 413:
             message = f"the request body is larger than {app.config.get('MAX_CONTENT_LENGTH')} bytes"
-        api = APIError(status, http_code(status, err.name), message, "")
+        # an unknown route, or a method it does not take, is the request's path; the rest its body
+        where = "path" if status in (404, 405) else "body"
+        api = APIError(status, http_code(status, err.name), message, "", location=where)
         resp = error_response(api)
         if status == 405:
             valid = getattr(err, "valid_methods", None)

@@ -403,9 +403,10 @@ def test_oversized_body(client: FlaskClient) -> None:
 
 
 def test_unknown_route_and_method(client: FlaskClient) -> None:
-    assert_error(client.get("/nope"), 404)
+    """Both are the request's path, not its body (`in`; integrator audit)."""
+    assert assert_error(client.get("/nope"), 404)["in"] == "path"
     r = client.put("/suggest", json={})
-    assert_error(r, 405)
+    assert assert_error(r, 405)["in"] == "path"
     assert "POST" in r.headers["Allow"]
 
 
