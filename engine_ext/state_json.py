@@ -185,9 +185,11 @@ def variant_counts(variant: Any, data: CardData) -> dict[int, int]:
         return {}
     if variant == "all":
         return {k.index: k.copies for k in additional}
+    where = "/variant"  # of each slug: /variant/i in a list, /variant/additional/i in the object
     if isinstance(variant, list):
         slugs = variant
     elif isinstance(variant, dict):
+        where = "/variant/additional"
         slugs = variant.get("additional", [])
         if not isinstance(slugs, list):
             raise StateError("/variant/additional", "must be a list of card slugs")
@@ -197,10 +199,10 @@ def variant_counts(variant: Any, data: CardData) -> dict[int, int]:
     for i, slug in enumerate(slugs):
         kind = data.by_slug.get(slug) if isinstance(slug, str) else None
         if kind is None or kind.deck != "additional":
-            raise StateError(f"/variant/additional/{i}", f"{slug!r} is not a Cut-and-Thrust card")
+            raise StateError(f"{where}/{i}", f"{slug!r} is not a Cut-and-Thrust card")
         counts[kind.index] = counts.get(kind.index, 0) + 1
         if counts[kind.index] > kind.copies:
-            raise StateError(f"/variant/additional/{i}", f"the game has only {kind.copies} {slug}")
+            raise StateError(f"{where}/{i}", f"the game has only {kind.copies} {slug}")
     return counts
 
 

@@ -136,7 +136,10 @@ def new_game(players: int, seed: int, variant: Any) -> Any:
     try:
         return engine_ext.new_game(players=players, seed=seed, variant=variant)
     except engine_ext.StateError as exc:
-        raise state_error(exc, "") from None
+        err = state_error(exc, "")
+        if err.pointer.startswith("/variant"):
+            err.code = "invalid_variant"
+        raise err from None
     except (ValueError, TypeError, KeyError) as exc:
         raise APIError(422, "invalid_game", str(exc), "/variant") from None
 

@@ -81,18 +81,21 @@ class NewGameRequest(Request):
         ),
     ] = None
     variant: Annotated[
-        Literal["all"] | dict[str, Any] | None,
+        Literal["all", "base", "off"] | list[str] | dict[str, Any] | None,
         WithJsonSchema(
             {
                 "anyOf": [
                     {"type": "null"},
-                    {"const": "all"},
+                    {"enum": ["all", "base", "off"]},
+                    {"type": "array", "items": {"type": "string"}},
                     {"type": "object", "properties": {"additional": {"type": "array", "items": {"type": "string"}}}},
                 ]
             },
             mode="validation",
         ),
-        Field(description='null (base game), "all" (every Cut-and-Thrust card) or {"additional": [slugs]}.'),
+        Field(description='The forms a state\'s `variant` takes: null, "base" or "off" (the base game), "all" '
+              '(every Cut-and-Thrust card), or the Cut-and-Thrust cards shuffled in, as [slugs] or '
+              '{"additional": [slugs]}.'),
     ] = None
     observer: Annotated[
         int | None, Field(ge=0, le=3, description="Return the view of this player instead of the full (trusted) state.")

@@ -336,6 +336,23 @@ def test_legal_makes_a_seat_s_view_of_a_full_state(client: FlaskClient) -> None:
     assert_error(client.post("/legal", json={"state": full, "observer": 3}), 422, "/observer")
 
 
+@pytest.mark.parametrize(("variant", "added"), [("base", []), ("off", []), (None, []), (["bettler", "hirte"],
+                                                  ["bettler", "hirte"]), ({"additional": ["bettler"]}, ["bettler"])])
+def test_a_new_game_takes_every_form_of_variant_a_state_takes(client: FlaskClient, variant: Any,
+                                                               added: list[str]) -> None:
+    """/games refused "base", "off" and a list, which a state's `variant` takes (integrator audit)."""
+    r = client.post("/games", json={"players": 2, "seed": 4, "variant": variant})
+    assert r.status_code == 200, r.json
+    assert r.json["state"]["variant"] == {"additional": added}
+
+
+@pytest.mark.parametrize(("variant", "pointer"), [(["nope"], "/variant/0"), ({"additional": ["hirte", "x"]},
+                                                  "/variant/additional/1"), (["hirte"] * 3, "/variant/2")])
+def test_a_new_game_s_wrong_variant_is_named(client: FlaskClient, variant: Any, pointer: str) -> None:
+    body = assert_error(client.post("/games", json={"players": 2, "variant": variant}), 422, pointer)
+    assert body["error"] == "invalid_variant"
+
+
 def test_apply_errors(client: FlaskClient, game: dict[str, Any]) -> None:
     legal_texts = {d["text"] for d in game["legal"]}
     illegal = next(t for t in ("c3:a", "c2:b", "skip", "pay 9", "c0:part", "c1:part") if t not in legal_texts)
