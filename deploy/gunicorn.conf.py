@@ -10,6 +10,7 @@ from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
     backlog,
     bind,
     child_exit,
+    control_socket_disable,
     errorlog,
     graceful_timeout,
     keepalive,
