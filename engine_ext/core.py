@@ -637,9 +637,11 @@ class State:
         """Who knows the place of each card that a private draw of seat `p` puts back under its deck,
         all but `kept` (kept or fulfilled: not put back; with `free_taken`, the contracts other than
         large ones are taken too): `p`, and every seat that knew the place of each of them before
-        the draw. They go under in the order they were drawn, and which ones were kept is seen by
-        all, so such a seat knows where each went; a seat that knew some of them only is not told
-        where they are among the others."""
+        the draw. They go under in the order they were drawn, and what was kept is seen by all, so
+        such a seat knows where each went; a seat that knew some of them only is not told where
+        they are among the others. A Special card is kept by its kind, the first drawn of that kind:
+        where another of that kind goes back, a seat tells which copy was kept only if it knew the
+        kept one's place too (else knowing where the other went would tell it what it did not see)."""
         i: cython.int
         c: cython.int
         common: cython.int = (1 << self.d[S_PLAYERS]) - 1
@@ -648,6 +650,8 @@ class State:
             if c == kept or (free_taken and self.R.con_kind[c] != CK_LARGE):
                 continue
             common &= self.d[known_off + c] >> KNEW
+            if known_off == O_KNOWN and kept >= 0 and self.R.ckind[c] == self.R.ckind[kept]:
+                common &= self.d[known_off + kept] >> KNEW
         return (1 << p) | common
 
     def _discard(self, card: cython.int) -> None:

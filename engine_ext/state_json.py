@@ -824,13 +824,6 @@ def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int
         raise StateError("/pending/drawn", f"{what} waits on 1 to {most} drawn cards, not {n_drawn}")
     d[L.S_LIMBO_SRC] = src
     d[L.S_LIMBO_FRONT] = 1 if op == L.OP_DRAW and front else 0
-    if isinstance(drawn, dict):
-        d[L.S_LIMBO_N] = n_drawn
-        if not drawn_hidden_from(d, observer):  # else the engine would make up cards a seat sees
-            who = "a full state" if observer is None else f"seat {observer}'s view"
-            raise StateError("/pending/drawn", f"{who} shows the cards drawn for {what}: list them")
-        return n_drawn
-    assert isinstance(drawn, list)
     knew = pend.get("drawn_known_by")
     if knew is not None:
         if observer is not None or src == L.DECK_STANDARD:
@@ -843,6 +836,13 @@ def _load_drawn(pend: dict[str, Any], b: _Builder, here: program.Stop, wait: int
             if mask & ~seats:
                 raise StateError(f"/pending/drawn_known_by/{i}", f"a mask of the seats 0..{d[L.S_PLAYERS] - 1} "
                                                                  f"(at most {seats}), not {mask}")
+    if isinstance(drawn, dict):
+        d[L.S_LIMBO_N] = n_drawn
+        if not drawn_hidden_from(d, observer):  # else the engine would make up cards a seat sees
+            who = "a full state" if observer is None else f"seat {observer}'s view"
+            raise StateError("/pending/drawn", f"{who} shows the cards drawn for {what}: list them")
+        return n_drawn
+    assert isinstance(drawn, list)
     for i, x in enumerate(drawn):
         if src == L.DECK_CONTRACT:
             con = b.contract(x, f"/pending/drawn/{i}")
