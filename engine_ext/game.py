@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -12,12 +13,12 @@ from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
 from engine_ext.state_json import (
     StateError,
+    decks_left_out,
     drawn_hidden_from,
     dump_doc,
     is_strict_int,
     load_doc,
     new_game_doc,
-    order_given,
     private_draw,
 )
 
@@ -71,7 +72,7 @@ class Engine:
             only = Decision.from_code(codes[0], st, self.data)
             raise StateError(where, f"a step with one possible outcome ({only}) is carried out, never asked")
         full = observer is None
-        return Game(self, st, observer, order_made_up=full and not order_given(doc),
+        return Game(self, st, observer, made_up_decks=decks_left_out(doc) if full else (),
                     seed_made_up=full and "rng" not in doc)
 
     def cards(self) -> dict[str, Any]:
@@ -82,14 +83,14 @@ class Engine:
 class Game:
     """A game state with decisions as values. Mutable: `apply` changes it."""
 
-    def __init__(self, engine: Engine, state: Any, observer: int | None = None, order_made_up: bool = False,
-                 seed_made_up: bool = False) -> None:
+    def __init__(self, engine: Engine, state: Any, observer: int | None = None,
+                 made_up_decks: tuple[int, ...] = (), seed_made_up: bool = False) -> None:
         self.engine = engine
         self.state = state
         self.observer = observer
-        # a full state whose document left out some deck's order, or the seed of its shuffles
-        # (reshuffles of the discard pile): made up when it was loaded
-        self.order_made_up = order_made_up
+        # a full state whose document left out some decks' order (`DECK_*`), or the seed of its
+        # shuffles (reshuffles of the discard pile): made up when it was loaded
+        self.made_up_decks = made_up_decks
         self.seed_made_up = seed_made_up
 
     # ---- queries -------------------------------------------------------------------
@@ -177,13 +178,10 @@ class Game:
         in `SAMPLED_WORLDS` other worlds that agree with the view (`determinize`), and the views
         after it compared. On a full state: False where its document gave every deck's order and the
         seed of its shuffles (the real ones); else the same test, compared whole but for the decks,
-        in worlds sampled for the turn player (some order left out) or reseeded (the seed only)."""
+        in worlds where what it left out is made up again (`_remade`)."""
         if self.observer is None:
-            if self.order_made_up:
-                seat = self.turn_player
-                return self._differs_between_worlds(d, lambda seed: self.state.determinize(seat, seed), None)
-            if self.seed_made_up:
-                return self._differs_between_worlds(d, self._reseeded, None)
+            if self.made_up_decks or self.seed_made_up:
+                return self._differs_between_worlds(d, self._remade, None)
             return False
         if self.hidden_from(self.observer):  # `d` would choose among cards this view made up
             raise StateError("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
@@ -192,9 +190,20 @@ class Game:
         observer = self.observer
         return self._differs_between_worlds(d, lambda seed: self.state.determinize(observer, seed), observer)
 
-    def _reseeded(self, seed: int) -> Any:
+    def _remade(self, seed: int) -> Any:
+        """A copy of this full state with what its document left out made up again by `seed`: the
+        order of the decks it did not give, and the seed of its shuffles if it did not give that."""
+        d = self.state.export()
+        rnd = random.Random(seed)
+        for deck in self.made_up_decks:
+            off, cap, top, n = DECK_SLOTS[deck]
+            slots = [off + ((d[top] + i) & (cap - 1)) for i in range(d[n])]
+            cards = [d[s] for s in slots]
+            rnd.shuffle(cards)
+            for s, card in zip(slots, cards, strict=True):
+                d[s] = card
         st = self.state.clone()
-        st.set_rng(seed * 0x9E3779B97F4A7C15 % 2**64 or 1)
+        st.load(d, rnd.getrandbits(64) | 1 if self.seed_made_up else self.state.get_rng())
         return st
 
     def _differs_between_worlds(self, d: DecisionLike, world: Callable[[int], Any], view: int | None) -> bool:
@@ -217,7 +226,7 @@ class Game:
         return False
 
     def clone(self) -> Game:
-        return Game(self.engine, self.state.clone(), self.observer, self.order_made_up, self.seed_made_up)
+        return Game(self.engine, self.state.clone(), self.observer, self.made_up_decks, self.seed_made_up)
 
     def determinize(self, observer: int, seed: int) -> Game:
         """A copy whose hidden order is re-sampled from what seat `observer` knows (ValueError for
@@ -246,6 +255,9 @@ class Game:
 DECKS = (L.L_STD, L.L_SPC)  # the places with a hidden order
 CONTRACT_DECK = -1  # `_made_up_places`' name for the contract deck (card places are 0 and up)
 SAMPLED_WORLDS = 8  # other worlds `Game.outcome_made_up` compares with
+# each deck's (`DECK_*`) slots in the state array: offset, capacity, and the offsets of its top and count
+DECK_SLOTS = ((L.O_STD, L.STD_CAP, L.S_STD_TOP, L.S_STD_N), (L.O_SPC, L.SPC_CAP, L.S_SPC_TOP, L.S_SPC_N),
+              (L.O_CON, L.CON_CAP, L.S_CON_TOP, L.S_CON_N))
 PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is seen by the drawer alone
 
 

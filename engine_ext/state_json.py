@@ -959,13 +959,14 @@ def _position_in(d: list[int], car: int, card: int) -> int | None:
     return None
 
 
-def order_given(doc: dict[str, Any]) -> bool:
-    """Whether a full state document gives the order of every deck (else the loader made up what
-    it left out)."""
-    decks = doc.get("decks")
-    return isinstance(decks, dict) and all(
-        isinstance(decks.get(name), list) or (isinstance(decks.get(name), dict) and "cards" in decks[name])
-        for name in ("standard", "special", "contract"))
+def decks_left_out(doc: dict[str, Any]) -> tuple[int, ...]:
+    """The decks (`DECK_*`) whose order a full state document does not give in full, which the
+    loader made up."""
+    given = doc.get("decks")
+    decks: dict[str, Any] = given if isinstance(given, dict) else {}
+    return tuple(i for i, name in enumerate(DECK_NAMES)
+                 if not (isinstance(decks.get(name), list)
+                         or (isinstance(decks.get(name), dict) and "cards" in decks[name])))
 
 
 def private_draw(d: list[int]) -> bool:

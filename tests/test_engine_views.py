@@ -336,3 +336,46 @@ def test_a_full_state_without_its_reshuffle_seed_marks_a_reshuffle_made_up(engin
                 plain += 1
                 assert not made_up, (seed, str(d))
     assert reshuffles >= 1 and plain > 200
+
+
+@pytest.mark.parametrize("left_out", ["standard", "special", "contract"])
+def test_a_full_state_that_leaves_out_a_deck_marks_what_hangs_on_that_deck_only(compiled_engine: Engine,
+                                                                                 left_out: str) -> None:
+    """A full state that gives every deck but one: an outcome is made up exactly when other orders
+    of that one deck (the rest as given) lead elsewhere. The worlds resampled every deck, so a draw
+    from a deck the state gave was marked too (review of 2026-11-25: hundreds of false marks)."""
+    import copy
+
+    def cards(deck: Any) -> list[Any]:
+        return list(deck["cards"] if isinstance(deck, dict) else deck)
+
+    def outcome(doc: dict[str, Any], d: str) -> str:
+        g = compiled_engine.from_json(doc)
+        g.apply(d)
+        return json.dumps({k: v for k, v in g.to_json().items() if k not in ("decks", "rng")}, sort_keys=True)
+
+    rnd = random.Random(7)
+    marked = {True: 0, False: 0}
+    g = compiled_engine.new_game(3, seed=7)
+    step = 0
+    while not g.is_terminal:
+        doc = g.to_json()
+        d = str(rnd.choice(g.legal()))
+        step += 1
+        after = g.clone()
+        after.apply(d)
+        if step % 4 and after.to_json()["decks"][left_out] == doc["decks"][left_out]:
+            g.apply(d)  # every decision that changes that deck, and every 4th of the others
+            continue
+        part = copy.deepcopy(doc)
+        del part["decks"][left_out]
+        made_up = compiled_engine.from_json(part).outcome_made_up(d)
+        others = set()
+        for _ in range(6):
+            other = copy.deepcopy(doc)
+            other["decks"][left_out] = rnd.sample(cards(doc["decks"][left_out]), len(cards(doc["decks"][left_out])))
+            others.add(outcome(other, d))
+        assert made_up == (len(others | {outcome(doc, d)}) > 1), (doc["turn"], d)
+        marked[made_up] += 1
+        g.apply(d)
+    assert marked[True] >= 3 and marked[False] >= 50, marked
