@@ -519,6 +519,15 @@ def test_a_budget_too_large_is_told_this_server_s_limit(client: FlaskClient, vie
     assert body["error"] == "budget_out_of_range" and body["message"] == f"{field} must be at most {maximum}"
 
 
+def test_a_server_configured_above_the_model_s_bound_names_the_bound() -> None:
+    from service import create_app
+
+    c = create_app({"TESTING": True, "log_level": "ERROR", "max_iterations": 200_000_000}).test_client()
+    view = c.post("/games", json={"players": 2, "seed": 1, "observer": 0}).json["state"]
+    body = assert_error(c.post("/suggest", json={"state": view, "iterations": 100_000_001}), 422, "/iterations")
+    assert body["message"] == "iterations must be at most 100000000"
+
+
 def test_sync_parts_run_one_after_another_so_their_time_counts_against_the_sync_limit(
     client: FlaskClient, view: dict[str, Any]
 ) -> None:

@@ -21,11 +21,14 @@ bp = Blueprint("suggest", __name__)
 def _as_server_limit(err: APIError) -> APIError:
     """A budget above the request model's outer bound (`le`) is refused with this server's own
     limit, the one `/openapi.json` states: the model's bound is larger, and naming it sent a
-    client that retried with it back for a second 422."""
+    client that retried with it back for a second 422 (a server configured above the model's
+    bound names the model's, which is then the real one)."""
     limits = server_limits(settings())
     name = err.pointer.lstrip("/")
     if err.code == "validation_error" and name in limits and err.message.startswith("Input should be less than"):
-        return APIError(422, "budget_out_of_range", f"{name} must be at most {limits[name]}", err.pointer)
+        outer = min(getattr(m, "le", limits[name]) for m in SuggestRequest.model_fields[name].metadata)
+        return APIError(422, "budget_out_of_range", f"{name} must be at most {min(limits[name], outer)}",
+                        err.pointer)
     return err
 
 
