@@ -149,12 +149,12 @@ def write_records(path: str | os.PathLike[str], header: dict[str, Any], records:
     """Save `records` (JSON lines: a header, then [game, progress, reward, won, order] per record,
     the place in turn order left out where it is not known) so that a fit can be made again, or
     under another model, without playing the games again. `header` names what was played (level,
-    players, preset, ...; `games`, where it is given, is checked against the records when they are
-    read). The file is written whole or not at all: an interrupted run leaves the old one."""
+    players, preset, ...); the header also says how many records follow (`records`), which reading
+    checks. The file is written whole or not at all: an interrupted run leaves the old one."""
     from bots.atomic import write_whole
 
     def dump(fh: TextIO) -> None:
-        fh.write(json.dumps({"format": RECORDS_FORMAT, **header}) + "\n")
+        fh.write(json.dumps({"format": RECORDS_FORMAT, **header, "records": len(records)}) + "\n")
         for r in records:
             row: list[Any] = [r.game, r.progress, r.reward, r.won]
             if r.order is not None:
@@ -201,11 +201,10 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
     if 0 < placed < len(records):
         raise ValueError(f"{placed} of {len(records)} records name their place in turn order and the others do not: "
                          "records of two runs mixed in one file?")
-    games = header.get("games")
-    found = len({r.game for r in records})
-    if isinstance(games, int) and not isinstance(games, bool) and found != games:
-        raise ValueError(f"the header says {games} games, the records hold {found}: a file cut short, or games "
-                         "added to it?")
+    said = header.get("records")  # files written before it was kept say nothing
+    if isinstance(said, int) and not isinstance(said, bool) and said != len(records):
+        raise ValueError(f"the header says {said} records, the file holds {len(records)}: a file cut short, or "
+                         "records added to it?")
     return header, records
 
 

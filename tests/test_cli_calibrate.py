@@ -208,7 +208,8 @@ def test_records_are_written_and_read_back_whole(tmp_path: Path) -> None:
     recs = made_up_records(3)
     calibrate.write_records(tmp_path / "r.jsonl", {"level": "club", "players": 3}, recs)
     header, back = calibrate.read_records(tmp_path / "r.jsonl")
-    assert back == recs and header == {"format": calibrate.RECORDS_FORMAT, "level": "club", "players": 3}
+    assert back == recs and header == {"format": calibrate.RECORDS_FORMAT, "level": "club", "players": 3,
+                                       "records": len(recs)}
     assert {r.order for r in back} == {0, 1}
 
 
@@ -235,8 +236,8 @@ def test_records_saved_before_the_turn_order_was_kept_read_without_it(tmp_path: 
     pytest.param("[" * 100000 + "]" * 100000 + "\n", "line 1", id="a header nested too deep"),
     (f'{{"format": "{calibrate.RECORDS_FORMAT}"}}\n[1, 0.5, 0.5, 1, 0]\n[2, 0.5, 0.5, 1]\n',
      "1 of 2 records name their place"),
-    (f'{{"format": "{calibrate.RECORDS_FORMAT}", "games": 3}}\n[1, 0.5, 0.5, 1]\n[2, 0.5, 0.5, 1]\n',
-     "the header says 3 games, the records hold 2"),
+    (f'{{"format": "{calibrate.RECORDS_FORMAT}", "records": 3}}\n[1, 0.5, 0.5, 1]\n[2, 0.5, 0.5, 1]\n',
+     "the header says 3 records, the file holds 2"),
 ])
 def test_malformed_records_name_the_line(tmp_path: Path, text: str, where: str) -> None:
     (tmp_path / "r.jsonl").write_text(text)
@@ -254,13 +255,14 @@ def test_a_records_file_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     class Stop(Exception):
         pass
 
-    def cut_short() -> Iterator[calibrate.Record]:  # stopped after some games' records are written
-        yield from made_up_records(8)[:25]
-        raise Stop
+    class CutShort(list[calibrate.Record]):  # stopped after some games' records are written
+        def __iter__(self) -> Iterator[calibrate.Record]:
+            yield from self[:25]
+            raise Stop
 
     with pytest.raises(Stop):
-        calibrate.write_records(path, {"games": 8}, cut_short())  # type: ignore[arg-type]
-    assert calibrate.read_records(path) == ({"format": calibrate.RECORDS_FORMAT, "games": 4}, old)
+        calibrate.write_records(path, {"games": 8}, CutShort(made_up_records(8)))
+    assert calibrate.read_records(path) == ({"format": calibrate.RECORDS_FORMAT, "games": 4, "records": 40}, old)
     assert sorted(os.listdir(tmp_path)) == ["club-2p.jsonl"]  # no temporary file left
 
 
