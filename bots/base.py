@@ -186,14 +186,33 @@ def position_key(st: Any) -> int:
     return zlib.crc32(json.dumps(view, sort_keys=True).encode())
 
 
-def final_choice(visits: list[float], temperature: float, seed: int, position: int) -> int:
+def final_choice(visits: list[float], temperature: float, seed: int, position: int,
+                 means: list[float] | None = None, margin: float = 1.0) -> int:
     """The index of the final choice among the root's alternatives, sorted best first: the first
-    at temperature 0, else drawn over visits ** (1 / temperature) (`sample_by_temperature`). The
-    draw depends on the seed and on the position (`position_key`): one seed gives independent
-    draws at different positions (a client that always sends seed 0 would otherwise get the same
-    quantile at every decision), and the same answer for the same position and seed."""
+    at temperature 0, else drawn over visits ** (1 / temperature) (`sample_by_temperature`) among
+    the plausible ones (`plausible`: mean reward at most `margin` below the first's; a margin of 1
+    or more, or no `means`, leaves every alternative in). The draw depends on the seed and on the
+    position (`position_key`): one seed gives independent draws at different positions (a client
+    that always sends seed 0 would otherwise get the same quantile at every decision), and the
+    same answer for the same position and seed."""
     rng = random.Random((seed & 0xFFFFFFFFFFFFFFFF) << 32 | (position & 0xFFFFFFFF))
-    return sample_by_temperature(list(range(len(visits))), visits, temperature, rng)
+    keep = plausible(visits, means, margin) if means is not None else [True] * len(visits)
+    weights = [v if k else 0.0 for v, k in zip(visits, keep, strict=True)]
+    return sample_by_temperature(list(range(len(visits))), weights, temperature, rng)
+
+
+def plausible(visits: list[float], means: list[float], margin: float) -> list[bool]:
+    """Which alternatives (sorted best first) a low level may choose: the first (the most visited)
+    and every visited one whose mean reward is at most `margin` below the first's. This is what
+    keeps a sampled choice a human one: a move the search saw to be clearly worse (skipping a
+    contract worth points, say) is never drawn, however flat the visits of a small budget are."""
+    if not visits:
+        return []
+    if margin >= 1.0 or not (means[0] == means[0]):  # no bar, or the first has no mean (NaN)
+        return [True] * len(visits)
+    bar = means[0] - margin
+    return [i == 0 or (v > 0 and m == m and m >= bar)
+            for i, (v, m) in enumerate(zip(visits, means, strict=True))]
 
 
 def expected_line(choice: Any, lines: list[tuple[list[Any], int]]) -> list[Any]:

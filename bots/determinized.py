@@ -93,4 +93,4 @@ class DeterminizedBot(Bot):
             if progress is not None:
                 progress({"iterations": done, "elapsed_ms": round(t.ms(), 1), "worlds": w + 1})
         stats = [(c, int(m[0]), m[1], m[2]) for c, m in merged.items()]
-        return analysis_from_stats(st, stats, [], done, t.ms(), seed, self.name, cfg.temperature)
+        return analysis_from_stats(st, stats, [], done, t.ms(), seed, self.name, cfg.temperature, cfg.margin)

@@ -73,6 +73,8 @@ class ISMCTSConfig:
     weights: str = ""             # evaluator "fitted"/"tuned"/"default": a weights file ("" = the shipped
                                   # bots/eval_weights.json or bots/eval_tuned.json)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
+    margin: float = 1.0           # final choice when sampled: only among the most visited and the moves
+                                  # whose mean reward is at most this far below its (1: all moves)
     compiled: bool | None = None  # search core: None = default, True/False = force
 
     def __post_init__(self) -> None:
@@ -100,6 +102,7 @@ class ISMCTSConfig:
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
+            ("margin", number(self.margin) and 0 <= self.margin <= 1, "a number from 0 to 1"),
             ("compiled", self.compiled is None or isinstance(self.compiled, bool), "true or false"),
         ]
         for name, ok, want in checks:
@@ -201,7 +204,7 @@ class ISMCTSBot(Bot):
         s, n, _ = self.search(st, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
                               should_stop=should_stop)
         return analysis_from_stats(st, s.root_stats(), s.principal_line(), n, t.ms(), seed, self.name,
-                                   self.config.temperature)
+                                   self.config.temperature, self.config.margin)
 
 
 def forced_analysis(code: int, player: int, t: Timer, seed: int, name: str) -> Analysis:
@@ -223,9 +226,9 @@ def progress_report(search: Any, st: Any, done: int, elapsed_ms: float) -> dict[
 
 def analysis_from_stats(st: Any, stats: list[tuple[int, int, float, float]], line: list[int],
                         iterations: int, elapsed_ms: float, seed: int, name: str,
-                        temperature: float) -> Analysis:
+                        temperature: float, margin: float = 1.0) -> Analysis:
     """An Analysis of state `st` from (merged) root statistics (code, visits, reward sum, VP sum),
-    its legal decisions only; the final choice by `final_choice` (temperature, seed, position);
+    its legal decisions only; the final choice by `final_choice` (temperature, margin, seed, position);
     `line`, the search's expected line, if it starts with that choice."""
     _, player, codes = decision_point(st)
     by_code = {c: (v, r, x) for c, v, r, x in stats}
@@ -236,6 +239,7 @@ def analysis_from_stats(st: Any, stats: list[tuple[int, int, float, float]], lin
         alts.append(Alternative(c, int(v), mean, mean, x / v if v else float("nan")))
     alts.sort(key=lambda a: (-a.visits, -(a.mean_reward if a.visits else -1.0)))
     position = position_key(st) if temperature > 0 else 0
-    code = alts[final_choice([float(a.visits) for a in alts], temperature, seed, position)].code
+    code = alts[final_choice([float(a.visits) for a in alts], temperature, seed, position,
+                             [a.mean_reward for a in alts], margin)].code
     line = expected_line(code, [(line, 0)])
     return Analysis(code, alts, line, iterations, elapsed_ms, seed, name, player)

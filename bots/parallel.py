@@ -132,7 +132,7 @@ def root_parallel(game: Any, config: ISMCTSConfig, *, workers: int, iterations: 
             m[2] += x
     stats = [(c, int(m[0]), m[1], m[2]) for c, m in merged.items()]
     n = sum(int(p["iterations"]) for p in parts)
-    an = analysis_from_stats(st, stats, [], n, t.ms(), seed, name, config.temperature)
+    an = analysis_from_stats(st, stats, [], n, t.ms(), seed, name, config.temperature, config.margin)
     an.line = expected_line(an.code, [(p["line"], _visits(p["stats"], an.code)) for p in parts])
     return an
 

@@ -106,12 +106,12 @@ def position_of(doc: Any) -> int:
 
 
 def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
-                position: int | None = None) -> dict[str, Any]:
+                position: int | None = None, margin: float | None = None) -> dict[str, Any]:
     """Merge the answers of root-parallel parts of one search (same position) into one answer.
 
     Visits add up; mean reward, win probability and expected VP are visit-weighted means; the
     decision is chosen from the merged visits as one search chooses (`final_choice`) with
-    `temperature` (None: the temperature of the parts' level), the first part's seed and the
+    `temperature` and `margin` (None: those of the parts' level), the first part's seed and the
     `position_key` of the position (None: a key made of what the parts show of it, the player and
     its decisions): the most visited at temperature 0 (ties: higher mean reward); iterations add up
     and elapsed_ms is the longest part's.
@@ -119,8 +119,10 @@ def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
     if not parts:
         raise ValueError("no parts to merge")
     first = parts[0]
-    if temperature is None:
-        temperature = get_level(first.get("level") or DEFAULT_LEVEL).config.temperature
+    if temperature is None or margin is None:
+        config = get_level(first.get("level") or DEFAULT_LEVEL).config
+        temperature = config.temperature if temperature is None else temperature
+        margin = config.margin if margin is None else margin
     acc: dict[str, dict[str, Any]] = {}
     for part in parts:
         for alt in part.get("alternatives", []):
@@ -143,8 +145,9 @@ def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
     if position is None:
         shown = "\n".join([str(first.get("player"))] + sorted(a["decision_text"] for a in alts))
         position = zlib.crc32(shown.encode())
+    means = [float("nan") if a["mean_reward"] is None else float(a["mean_reward"]) for a in alts]
     best = alts[final_choice([float(a["visits"]) for a in alts], temperature, int(first.get("seed") or 0),
-                             position)]
+                             position, means, margin)]
     line = expected_line(best["decision_text"], [
         (list(p.get("line") or []), next((int(x.get("visits") or 0) for x in p.get("alternatives", [])
                                           if x["decision_text"] == best["decision_text"]), 0))
