@@ -19,6 +19,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.selfplay",
     "kashgar_cli.fuzz",
     "kashgar_cli.arena",
+    "kashgar_cli.blunders",
     "kashgar_cli.tune",
     "kashgar_cli.calibrate",
     "kashgar_cli.fit_eval",

@@ -1,0 +1,88 @@
+"""The final choice's margin: a sampled choice is drawn only among the most visited move and the
+moves whose mean reward is at most `margin` below it, so a small budget's flat visits never make a
+level play a move its own search saw to be clearly worse."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+import engine_ext
+from bots import suggest
+from bots.arena import cached_bot
+from bots.base import final_choice, plausible, sample_by_temperature
+from bots.levels import make_bot
+
+FLAT = [3.0, 3.0, 2.0, 2.0, 2.0]
+MEANS = [0.60, 0.58, 0.55, 0.30, 0.10]  # the last two: clearly worse than the most visited
+
+
+def test_plausible_keeps_the_first_and_the_moves_within_the_margin() -> None:
+    assert plausible(FLAT, MEANS, 0.1) == [True, True, True, False, False]
+    assert plausible(FLAT, MEANS, 0.3) == [True, True, True, True, False]
+    assert plausible(FLAT, MEANS, 0.0) == [True, False, False, False, False]
+    assert plausible(FLAT, MEANS, 1.0) == [True] * 5
+    # a move never visited has no mean and is never plausible; the first is kept whatever its mean
+    assert plausible([4.0, 0.0, 1.0], [0.2, float("nan"), 0.9], 0.1) == [True, False, True]
+    # the first without a mean (no visits anywhere): no bar
+    assert plausible([0.0, 0.0], [float("nan"), float("nan")], 0.1) == [True, True]
+
+
+def test_a_sampled_choice_never_draws_a_move_below_the_margin() -> None:
+    drawn = {final_choice(FLAT, 1.0, seed, position=7, means=MEANS, margin=0.1) for seed in range(400)}
+    assert drawn == {0, 1, 2}
+    wide = {final_choice(FLAT, 1.0, seed, position=7, means=MEANS, margin=1.0) for seed in range(400)}
+    assert wide == {0, 1, 2, 3, 4}
+
+
+def test_margin_one_draws_exactly_as_before() -> None:
+    """A level without a margin (1, the default) keeps its draws: the same seed and position give
+    the same choice as the plain temperature draw over the visits."""
+    for seed in range(200):
+        rng = random.Random((seed << 32) | 7)
+        assert final_choice(FLAT, 0.6, seed, 7, MEANS, 1.0) == sample_by_temperature(list(range(5)), FLAT, 0.6, rng)
+        assert final_choice(FLAT, 0.6, seed, 7, MEANS, 1.0) == final_choice(FLAT, 0.6, seed, 7)
+
+
+def test_temperature_zero_is_the_most_visited_whatever_the_margin() -> None:
+    assert {final_choice(FLAT, 0.0, s, 3, MEANS, 0.0) for s in range(20)} == {0}
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5, "x", True, float("nan")])
+def test_a_wrong_margin_is_refused_by_name(value: Any) -> None:
+    from bots.ismcts_bot import ISMCTSConfig
+
+    with pytest.raises(ValueError, match="margin"):
+        ISMCTSConfig(margin=value)
+
+
+def _part(seed: int) -> dict[str, Any]:
+    alts = [{"decision": {"code": k}, "decision_text": f"move {k}", "visits": v, "mean_reward": m,
+             "win_prob": m, "expected_vp": 10.0} for k, (v, m) in enumerate(zip(FLAT, MEANS, strict=True))]
+    return {"alternatives": alts, "line": [], "iterations": 12, "elapsed_ms": 1.0, "seed": seed,
+            "level": "novice", "player": 0}
+
+
+def test_merged_parts_choose_with_the_margin() -> None:
+    """Search parts merged by the service choose as one search does: with the margin given, or
+    the level's."""
+    chosen = {suggest.merge_parts([_part(s), _part(s + 1)], temperature=1.0, margin=0.1)["decision_text"]
+              for s in range(200)}
+    assert chosen == {"move 0", "move 1", "move 2"}
+    every = {suggest.merge_parts([_part(s), _part(s + 1)], temperature=1.0, margin=1.0)["decision_text"]
+             for s in range(200)}
+    assert {"move 3", "move 4"} <= every
+
+
+def test_a_search_bot_applies_its_margin_to_its_own_statistics() -> None:
+    """On a real position the chosen move is always one the bot's own statistics call plausible."""
+    game = engine_ext.new_game(2, seed=5)
+    bot = make_bot("novice:margin=0.05")
+    for seed in range(30):
+        an = bot.analyse(game, seed=seed)
+        alts = an.alternatives
+        keep = plausible([float(a.visits) for a in alts], [a.mean_reward for a in alts], 0.05)
+        assert keep[[a.code for a in alts].index(an.code)], seed
+    assert cached_bot("novice:margin=0.05").config.margin == 0.05
