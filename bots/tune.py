@@ -38,10 +38,11 @@ FIELDS_DOC = (
     "on turns, the decisions within a turn are greedy), evaluator (\"default\"/\"kashgar\": the hand-made\n"
     "heuristic; \"fitted\": bots/eval_weights.json or `weights`; \"tuned\": bots/eval_tuned.json, tuned by\n"
     "play; \"vp\": points alone), scale (multiplies the evaluator's softmax scale), temperature (the final\n"
-    "choice is sampled over visits ** (1/T); 0 = most visited). Low levels are meant to be weak the human\n"
-    "way: a small budget, a short-sighted evaluation and a temperature of at most 1 over the moves the\n"
-    "search liked. Not yet so at the bottom: with 16 iterations over 6-9 decisions the visits are nearly\n"
-    "flat, and a temperature-1 draw over them is close to a random move (BENCHMARKS.md, 2026-11-25).\n"
+    "choice is sampled over visits ** (1/T); 0 = most visited), margin (a sampled choice only among the\n"
+    "most visited move and those whose mean reward is at most this far below it; 1 = every move). Low\n"
+    "levels are meant to be weak the human way: a small budget, a short-sighted evaluation and a\n"
+    "temperature of at most 1 over the plausible moves (`kashgar blunders` measures how often a level\n"
+    "passes up a contract worth points; BENCHMARKS.md, 2026-11-25).\n"
     "elo / elo_ci: the measured rating (the weakest level = 0) and the 95% half-width of its step."
 )
 
