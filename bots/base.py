@@ -187,31 +187,41 @@ def position_key(st: Any) -> int:
 
 
 def final_choice(visits: list[float], temperature: float, seed: int, position: int,
-                 means: list[float] | None = None, margin: float = 1.0) -> int:
+                 means: list[float] | None = None, margin: float = 0.0) -> int:
     """The index of the final choice among the root's alternatives, sorted best first: the first
     at temperature 0, else drawn over visits ** (1 / temperature) (`sample_by_temperature`) among
-    the plausible ones (`plausible`: mean reward at most `margin` below the first's; a margin of 1
-    or more, or no `means`, leaves every alternative in). The draw depends on the seed and on the
-    position (`position_key`): one seed gives independent draws at different positions (a client
-    that always sends seed 0 would otherwise get the same quantile at every decision), and the
-    same answer for the same position and seed."""
+    the plausible ones (`plausible`: with a `margin` above 0, those whose mean reward is within
+    `margin` log-odds of the first's; a margin of 0, or no `means`, leaves every alternative in).
+    The draw depends on the seed and on the position (`position_key`): one seed gives independent
+    draws at different positions (a client that always sends seed 0 would otherwise get the same
+    quantile at every decision), and the same answer for the same position and seed."""
     rng = random.Random((seed & 0xFFFFFFFFFFFFFFFF) << 32 | (position & 0xFFFFFFFF))
     keep = plausible(visits, means, margin) if means is not None else [True] * len(visits)
     weights = [v if k else 0.0 for v, k in zip(visits, keep, strict=True)]
     return sample_by_temperature(list(range(len(visits))), weights, temperature, rng)
 
 
+def log_odds(p: float) -> float:
+    """logit(p), with p kept within [1e-6, 1 - 1e-6] (a mean reward of exactly 0 or 1 stays finite)."""
+    p = min(max(p, 1e-6), 1.0 - 1e-6)
+    return math.log(p / (1.0 - p))
+
+
 def plausible(visits: list[float], means: list[float], margin: float) -> list[bool]:
     """Which alternatives (sorted best first) a low level may choose: the first (the most visited)
-    and every visited one whose mean reward is at most `margin` below the first's. This is what
-    keeps a sampled choice a human one: a move the search saw to be clearly worse (skipping a
-    contract worth points, say) is never drawn, however flat the visits of a small budget are."""
+    and every visited one whose mean reward is at most `margin` below the first's in log-odds
+    (every one when `margin` is 0). This is what keeps a sampled choice a human one: a move the
+    search saw to be clearly worse (skipping a contract worth points, say) is never drawn, however
+    flat the visits of a small budget are. Log-odds, not the reward itself, so that the bar is the
+    same when the score is close and when it is lopsided: the evaluations are softmaxed into
+    rewards, and a reward near 0 or 1 hides differences that log-odds keep (with the VP evaluator
+    at 2 players a point is 0.35 log-odds whatever the score)."""
     if not visits:
         return []
-    if margin >= 1.0 or not (means[0] == means[0]):  # no bar, or the first has no mean (NaN)
+    if margin <= 0.0 or not (means[0] == means[0]):  # no bar, or the first has no mean (NaN)
         return [True] * len(visits)
-    bar = means[0] - margin
-    return [i == 0 or (v > 0 and m == m and m >= bar)
+    bar = log_odds(means[0]) - margin
+    return [i == 0 or (v > 0 and m == m and log_odds(m) >= bar)
             for i, (v, m) in enumerate(zip(visits, means, strict=True))]
 
 

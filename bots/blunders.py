@@ -1,25 +1,32 @@
 """How often a bot throws away points: positions where fulfilling a contract gains at least
-`min_vp` VP and a long reference search values it clearly above skipping, and the share of a
-bot's choices there that skip it (`kashgar blunders`). The low levels are meant to be weak the
-human way; a skipped sure contract is the plainest random blunder."""
+`min_vp` VP and a long reference search takes a contract, clearly preferring it to skipping,
+and the share of a bot's choices there that skip (`kashgar blunders`), overall and by the
+score (the player to move even, ahead or behind). The low levels are meant to be weak the human
+way; a skipped sure contract is the plainest random blunder."""
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import engine_ext
+from bots.base import log_odds
 from bots.levels import make_bot
+
+SCORES = ("even", "ahead", "behind")  # the mover's VP minus the best other seat's: within 3, 4+ up, 4+ down
+GAMES_PER_POSITION = 50  # how far `contract_positions` looks before it gives up
 
 
 @dataclass
 class SkipRate:
-    """A bot's choices on the contract positions: how many, and how many skipped the contract."""
+    """A bot's choices on the contract positions: how many, and how many skipped the contract,
+    overall and by the score (`by_score[s] = [choices, skips]`)."""
 
     spec: str
-    choices: int
-    skips: int
+    choices: int = 0
+    skips: int = 0
+    by_score: dict[str, list[int]] = field(default_factory=lambda: {s: [0, 0] for s in SCORES})
 
     @property
     def rate(self) -> float:
@@ -41,41 +48,55 @@ def _fulfil_gain(game: Any) -> int:
     return best
 
 
-def contract_positions(count: int, *, seed: int = 1000, min_vp: int = 3, gap: float = 0.15,
+def score_of(game: Any) -> str:
+    """The score as the player to move sees it: one of `SCORES`."""
+    me = game.current_player
+    lead = game.vp(me) - max(game.vp(p) for p in range(game.players) if p != me)
+    return "ahead" if lead >= 4 else "behind" if lead <= -4 else "even"
+
+
+def contract_positions(count: int, *, seed: int = 1000, min_vp: int = 3, gap: float = 0.5,
                        reference_iterations: int = 5000, per_game: int = 2,
                        players: int = 2) -> list[dict[str, Any]]:
     """`count` full states (documents) from random play, games seeded `seed`, `seed + 1`, ...:
-    at most `per_game` from a game, each where a fulfil gains `min_vp` VP or more, `skip` is legal
-    and a search of `reference_iterations` values the best well-visited move (50 visits or more)
-    at least `gap` above `skip`."""
+    at most `per_game` from a game, each where a fulfil gains `min_vp` VP or more, `skip` is legal,
+    and a search of `reference_iterations` chooses a fulfil whose mean reward is at least `gap`
+    log-odds above skip's (skip unvisited counts as clearly worse). ValueError when
+    `GAMES_PER_POSITION` games a position have not found them."""
     engine = engine_ext.get_engine(engine_ext.compiled_available())
     reference = make_bot(f"ismcts:iterations={reference_iterations}")
     out: list[dict[str, Any]] = []
-    game_seed = seed
-    while len(out) < count:
+    for game_seed in range(seed, seed + GAMES_PER_POSITION * count):
         game, rng, found = engine.new_game(players, game_seed), random.Random(game_seed), 0
-        while not game.is_terminal and found < per_game and len(out) < count:
+        while not game.is_terminal and found < per_game:
             skip = _skip_code(game)
             if skip is not None and _fulfil_gain(game) >= min_vp:
-                alts = reference.analyse(game, seed=1).alternatives
-                top = max(a.mean_reward for a in alts if a.visits >= 50)
-                if top - next(a.mean_reward for a in alts if a.code == skip) >= gap:
+                an = reference.analyse(game, seed=1)
+                best = max(an.alternatives, key=lambda a: a.visits)
+                skipped = next(a for a in an.alternatives if a.code == skip)
+                if game.decision(best.code).kind == "fulfil" and (
+                        not skipped.visits or log_odds(best.mean_reward) - log_odds(skipped.mean_reward) >= gap):
                     out.append(game.to_json())
                     found += 1
+                    if len(out) == count:
+                        return out
             game.apply(rng.choice(game.legal_codes()))
-        game_seed += 1
-    return out
+    raise ValueError(f"only {len(out)} of {count} positions in {GAMES_PER_POSITION * count} games from seed "
+                     f"{seed} (min_vp {min_vp}, gap {gap})")
 
 
 def skip_rate(spec: str, positions: list[dict[str, Any]], seeds: int = 20) -> SkipRate:
     """How often bot `spec`, searching with seeds 0 .. `seeds - 1` on each position, skips."""
     bot = make_bot(spec)
     engine = engine_ext.get_engine(engine_ext.compiled_available())
-    skips = choices = 0
+    out = SkipRate(spec)
     for doc in positions:
         game = engine.from_json(doc)
-        skip = _skip_code(game)
+        skip, cell = _skip_code(game), out.by_score[score_of(game)]
         for s in range(seeds):
-            choices += 1
-            skips += bot.analyse(game, seed=s).code == skip
-    return SkipRate(spec, choices, skips)
+            skipped = bot.analyse(game, seed=s).code == skip
+            out.choices += 1
+            out.skips += skipped
+            cell[0] += 1
+            cell[1] += skipped
+    return out

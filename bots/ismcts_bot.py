@@ -73,8 +73,8 @@ class ISMCTSConfig:
     weights: str = ""             # evaluator "fitted"/"tuned"/"default": a weights file ("" = the shipped
                                   # bots/eval_weights.json or bots/eval_tuned.json)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
-    margin: float = 1.0           # final choice when sampled: only among the most visited and the moves
-                                  # whose mean reward is at most this far below its (1: all moves)
+    margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
+                                  # whose mean reward is at most this many log-odds below its (0: all moves)
     compiled: bool | None = None  # search core: None = default, True/False = force
 
     def __post_init__(self) -> None:
@@ -102,7 +102,7 @@ class ISMCTSConfig:
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
-            ("margin", number(self.margin) and 0 <= self.margin <= 1, "a number from 0 to 1"),
+            ("margin", number(self.margin) and self.margin >= 0, "a number >= 0 (log-odds; 0: none)"),
             ("compiled", self.compiled is None or isinstance(self.compiled, bool), "true or false"),
         ]
         for name, ok, want in checks:
@@ -226,7 +226,7 @@ def progress_report(search: Any, st: Any, done: int, elapsed_ms: float) -> dict[
 
 def analysis_from_stats(st: Any, stats: list[tuple[int, int, float, float]], line: list[int],
                         iterations: int, elapsed_ms: float, seed: int, name: str,
-                        temperature: float, margin: float = 1.0) -> Analysis:
+                        temperature: float, margin: float = 0.0) -> Analysis:
     """An Analysis of state `st` from (merged) root statistics (code, visits, reward sum, VP sum),
     its legal decisions only; the final choice by `final_choice` (temperature, margin, seed, position);
     `line`, the search's expected line, if it starts with that choice."""

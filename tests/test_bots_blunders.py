@@ -45,9 +45,10 @@ def test_skip_rate_counts_the_skips(positions: list[dict[str, Any]]) -> None:
 
 def test_the_margin_keeps_a_flat_low_budget_search_from_skipping(positions: list[dict[str, Any]]) -> None:
     """The same 16-iteration search over nearly flat visits (c = 2): drawn over every move it
-    skips the contract often; drawn only among the moves within 0.1 of its most visited, rarely."""
-    flat = skip_rate("novice:margin=1.0", positions, seeds=40)
-    kept = skip_rate("novice:margin=0.1", positions, seeds=40)
+    skips the contract often; drawn only among the moves within 0.5 log-odds of its most visited
+    (less than 1.5 VP for its VP evaluator), rarely."""
+    flat = skip_rate("novice", positions, seeds=40)
+    kept = skip_rate("novice:margin=0.5", positions, seeds=40)
     assert kept.rate <= 0.05 < flat.rate, (kept, flat)
 
 
@@ -56,6 +57,7 @@ def test_the_command_reports_each_bot(capsys: pytest.CaptureFixture[str]) -> Non
                  "--reference-iterations", "800", "--json", "-"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["positions"] == 2 and [r["bot"] for r in doc["rates"]] == ["random", "ismcts:iterations=800"]
+    assert sum(c["choices"] for c in doc["rates"][0]["by_score"].values()) == 10
     assert doc["rates"][1]["skips"] == 0 and doc["rates"][1]["choices"] == 10
     lo, hi = doc["rates"][0]["ci95"]
     assert lo <= doc["rates"][0]["rate"] <= hi
@@ -73,3 +75,30 @@ def test_a_shipped_level_rarely_skips_a_contract_worth_points(level: str, positi
     always (the bottom level `novice` does not yet: BENCHMARKS.md, "The low levels' final choice")."""
     rate = skip_rate(level, positions, seeds=40)
     assert rate.rate <= 0.06, rate
+
+
+def test_rates_are_split_by_the_score(positions: list[dict[str, Any]]) -> None:
+    rate = skip_rate("random", positions, seeds=10)
+    assert set(rate.by_score) == {"even", "ahead", "behind"}
+    assert sum(n for n, _ in rate.by_score.values()) == rate.choices
+    assert sum(k for _, k in rate.by_score.values()) == rate.skips
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--gap", "40", "--positions", "1", "--reference-iterations", "100"], "only 0 of 1 positions in 50 games"),
+    (["--min-vp", "99", "--positions", "1", "--reference-iterations", "100"], "only 0 of 1 positions"),
+    (["--reference-iterations", "40"], "--reference-iterations"),
+    (["--seed", "-5"], "--seed"),
+    (["--seed", str(2 ** 63 - 10)], "--seed"),
+])
+def test_the_command_refuses_what_it_cannot_do_in_one_line(argv: list[str], says: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Settings no position can meet stop with a one-line error after a bounded search (they
+    looped for ever), and bad numbers are refused before any game (one gave a traceback)."""
+    try:
+        status = main(["blunders", "random", *argv])
+    except SystemExit as exc:  # argparse refuses a bad number itself
+        status = exc.code
+    assert status == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert says in err[-1] and err[-1].startswith("kashgar blunders: error:")
