@@ -209,8 +209,8 @@ def test_predict_is_the_model_written_out() -> None:
 
 # the cells fitted with a term per place in turn order: played with each decision's place recorded,
 # and the terms predicting better there, cross-validated (`place_gain` above 0)
-WITH_PLACES = {("beginner", 3), ("casual", 2), ("casual", 4), ("skilled", 2), ("skilled", 4), ("advanced", 2), ("advanced", 3), ("advanced", 4),
-               ("master", 2), ("master", 3), ("master", 4)}
+WITH_PLACES = {("beginner", 3), ("casual", 2), ("casual", 4), ("skilled", 2), ("skilled", 4), ("advanced", 2),
+               ("advanced", 3), ("advanced", 4), ("master", 2), ("master", 3), ("master", 4)}
 CELLS = [(lv, n) for lv in ("novice", "beginner", "casual", "club", "skilled", "advanced", "expert", "master")
          for n in (2, 3, 4)]
 
