@@ -201,9 +201,9 @@ def final_choice(visits: list[float], temperature: float, seed: int, position: i
     return sample_by_temperature(list(range(len(visits))), weights, temperature, rng)
 
 
-def log_odds(p: float) -> float:
-    """logit(p), with p kept within [1e-6, 1 - 1e-6] (a mean reward of exactly 0 or 1 stays finite)."""
-    p = min(max(p, 1e-6), 1.0 - 1e-6)
+def log_odds(p: float, eps: float = 1e-6) -> float:
+    """logit(p), with p kept within [eps, 1 - eps] (a mean reward of exactly 0 or 1 stays finite)."""
+    p = min(max(p, eps), 1.0 - eps)
     return math.log(p / (1.0 - p))
 
 

@@ -63,11 +63,10 @@ def contract_positions(count: int, *, seed: int = 1000, min_vp: int = 3, gap: fl
     and a search of `reference_iterations` chooses a fulfil whose mean reward is at least `gap`
     log-odds above skip's (skip unvisited counts as clearly worse). ValueError when
     `GAMES_PER_POSITION` games a position have not found them."""
-    engine = engine_ext.get_engine(engine_ext.compiled_available())
     reference = make_bot(f"ismcts:iterations={reference_iterations}")
     out: list[dict[str, Any]] = []
     for game_seed in range(seed, seed + GAMES_PER_POSITION * count):
-        game, rng, found = engine.new_game(players, game_seed), random.Random(game_seed), 0
+        game, rng, found = engine_ext.new_game(players, game_seed), random.Random(game_seed), 0
         while not game.is_terminal and found < per_game:
             skip = _skip_code(game)
             if skip is not None and _fulfil_gain(game) >= min_vp:
@@ -88,10 +87,9 @@ def contract_positions(count: int, *, seed: int = 1000, min_vp: int = 3, gap: fl
 def skip_rate(spec: str, positions: list[dict[str, Any]], seeds: int = 20) -> SkipRate:
     """How often bot `spec`, searching with seeds 0 .. `seeds - 1` on each position, skips."""
     bot = make_bot(spec)
-    engine = engine_ext.get_engine(engine_ext.compiled_available())
     out = SkipRate(spec)
     for doc in positions:
-        game = engine.from_json(doc)
+        game = engine_ext.from_json(doc)
         skip, cell = _skip_code(game), out.by_score[score_of(game)]
         for s in range(seeds):
             skipped = bot.analyse(game, seed=s).code == skip

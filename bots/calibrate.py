@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from bots.base import log_odds
+
 CALIBRATION_FILE = Path(__file__).with_name("win_calibration.json")
 MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit(mean reward), "
          "t = the leader's VP / 25; fitted per level and number of players on self-play games of the level")
@@ -72,13 +74,8 @@ def progress_of(st: Any) -> float:
     return min(1.0, max(0.0, max(float(st.vp(p)) for p in range(int(st.players))) / END_VP))
 
 
-def _logit(r: float) -> float:
-    r = min(1.0 - EPS, max(EPS, r))
-    return math.log(r / (1.0 - r))
-
-
 def _features(r: float, t: float) -> list[float]:
-    x = _logit(r)
+    x = log_odds(r, EPS)
     return [1.0, x, t, t * x]
 
 
