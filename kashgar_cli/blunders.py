@@ -8,7 +8,12 @@ from typing import Any
 
 from kashgar_cli.errors import CliError, at_least, float_above, nonneg_int, output_file_or_stdout, positive_int
 
-DEFAULT_BOTS = ["novice", "beginner", "casual", "club", "skilled", "advanced"]
+
+def default_bots() -> list[str]:
+    """Every level of the level file in use, weakest first."""
+    from bots.levels import load_levels
+
+    return [lv.name for lv in load_levels()]
 
 
 def register(subparsers: Any) -> None:
@@ -19,7 +24,7 @@ def register(subparsers: Any) -> None:
                     "above skip; "
                     "report how often each bot, searching with seeds 0 .. --seeds - 1, skips it, overall and by the "
                     "score (the mover within 3 VP of the best other seat, 4+ ahead, 4+ behind).")
-    p.add_argument("bots", nargs="*", default=DEFAULT_BOTS, help="bot specs or levels (default: the sampled levels)")
+    p.add_argument("bots", nargs="*", help="bot specs or levels (default: every level)")
     p.add_argument("--positions", type=positive_int, default=70)
     p.add_argument("--seeds", type=positive_int, default=20, help="searches per position and bot")
     p.add_argument("--seed", type=nonneg_int, default=1000, help="seed of the first random game")
@@ -36,9 +41,10 @@ def run(args: argparse.Namespace) -> int:
     from bots.levels import make_bot
     from engine_ext import SEEDS
 
+    bots = args.bots or default_bots()
     if args.seed + GAMES_PER_POSITION * args.positions >= SEEDS:
         raise CliError(f"--seed {args.seed} is too large: the games seeded from it must stay below 2**63")
-    for spec in args.bots:
+    for spec in bots:
         try:
             make_bot(spec)
         except (KeyError, ValueError) as exc:
@@ -49,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     rows = []
-    for spec in args.bots:
+    for spec in bots:
         r = skip_rate(spec, positions, args.seeds)
         lo, hi = wilson(r.skips, r.choices)
         by_score = {s: {"choices": n, "skips": k, "rate": round(k / n, 4) if n else None}

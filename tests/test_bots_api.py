@@ -19,7 +19,7 @@ KEYS = {"decision", "decision_text", "alternatives", "line", "win_prob", "expect
 
 def test_eight_levels_with_a_monotone_rating() -> None:
     """Eight levels, each measured at least 100 Elo above the one below (`kashgar tune --verify`);
-    not a monotone budget: `casual` searches fewer iterations than `beginner` on a better evaluation."""
+    not a monotone budget: `expert` searches fewer iterations than `advanced` on a better search."""
     levels = load_levels()
     assert len(levels) == 8
     elos = [float(lv.elo or 0.0) for lv in levels]

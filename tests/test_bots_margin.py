@@ -104,3 +104,15 @@ def test_a_search_bot_applies_its_margin_to_its_own_statistics() -> None:
         keep = plausible([float(a.visits) for a in alts], [a.mean_reward for a in alts], 0.05)
         assert keep[[a.code for a in alts].index(an.code)], seed
     assert cached_bot("novice:margin=0.05").config.margin == 0.05
+
+
+def test_every_sampled_level_draws_only_among_plausible_moves() -> None:
+    """No shipped level draws its move over every alternative: a level with a temperature has a
+    margin, the others take their most visited move (BENCHMARKS.md, "A ladder without random
+    blunders")."""
+    from bots.levels import load_levels
+
+    levels = load_levels()
+    assert all(lv.config.temperature == 0.0 or lv.config.margin > 0.0 for lv in levels)
+    assert [lv.name for lv in levels if lv.config.temperature > 0.0] == ["novice", "beginner", "casual", "club",
+                                                                         "skilled"]
