@@ -18,7 +18,7 @@ fitted weights and those measures are in `bots/win_calibration.json`, each entry
 was fitted under (`MODEL`; an entry of another model gives no weights).
 
 `predict` (used both to measure a fit and to answer) takes the slope in x as max(0, w1 + w3 * t): a
-fit whose slope is negative early in the game (casual 2p below t = 0.215, for one) would otherwise
+fit whose slope is negative early in the game (novice 2p below t = 0.21, for one) would otherwise
 give the alternative the search likes best the lowest win_prob. So win_prob never falls as the mean
 reward rises (alternatives tie where the slope is 0). The held-out measures in the shipped file are
 of the clipped map, as it answers.

@@ -24,7 +24,7 @@ def register(subparsers: Any) -> None:
                     "above skip; "
                     "report how often each bot, searching with seeds 0 .. --seeds - 1, skips it, overall and by the "
                     "score (the mover within 3 VP of the best other seat, 4+ ahead, 4+ behind).")
-    p.add_argument("bots", nargs="*", help="bot specs or levels (default: every level)")
+    p.add_argument("bots", nargs="*", help="bot specs or levels (default: every level, master included: a few minutes)")
     p.add_argument("--positions", type=positive_int, default=70)
     p.add_argument("--seeds", type=positive_int, default=20, help="searches per position and bot")
     p.add_argument("--seed", type=nonneg_int, default=1000, help="seed of the first random game")
@@ -41,7 +41,10 @@ def run(args: argparse.Namespace) -> int:
     from bots.levels import make_bot
     from engine_ext import SEEDS
 
-    bots = args.bots or default_bots()
+    try:
+        bots = args.bots or default_bots()
+    except (OSError, ValueError) as exc:
+        raise CliError(f"the level file: {exc}") from None
     if args.seed + GAMES_PER_POSITION * args.positions >= SEEDS:
         raise CliError(f"--seed {args.seed} is too large: the games seeded from it must stay below 2**63")
     for spec in bots:

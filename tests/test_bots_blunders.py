@@ -77,9 +77,11 @@ def test_the_command_names_an_unknown_bot(capsys: pytest.CaptureFixture[str]) ->
 def test_a_shipped_level_rarely_skips_a_contract_worth_points(level: str, positions: list[dict[str, Any]]) -> None:
     """Every level is weak the human way on the plainest test: where a contract worth 3 VP or more
     can be fulfilled and a long search takes it, it takes it too, nearly always (`master`, the
-    costliest, is left out; it takes its most visited move like `advanced` and `expert`)."""
+    costliest, is left out; it takes its most visited move like `advanced` and `expert`). The bottom
+    level gives up at most two points for a move it likes as well (12 of these 240 choices), every
+    other level at most one (0 or 1 of them)."""
     rate = skip_rate(level, positions, seeds=40)
-    assert rate.rate <= 0.06, rate
+    assert rate.rate <= (0.06 if level == load_levels()[0].name else 0.02), rate
 
 
 def test_rates_are_split_by_the_score(positions: list[dict[str, Any]]) -> None:
@@ -114,3 +116,13 @@ def test_the_command_reports_every_level_by_default(capsys: pytest.CaptureFixtur
                  "--json", "-"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert [r["bot"] for r in doc["rates"]] == [lv.name for lv in load_levels()]
+
+
+def test_the_command_names_a_broken_level_file(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "levels.toml"
+    bad.write_text("[[level]]\nname = \n")
+    monkeypatch.setenv("KASHGAR_LEVELS", str(bad))
+    assert main(["blunders", "--positions", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "the level file" in err and "Traceback" not in err
