@@ -53,8 +53,10 @@ class JobManager:
             return None
         if _unsettled(rec):
             rec = self.reap(rec) or rec
-            if rec.get("result") is None:
-                rec = runner.maybe_merge(self.store, job_id) or rec
+        if rec.get("result") is None and not rec.get("error") and all_parts_done(rec):
+            # the last part's own merge may not have landed yet: merge here (the same result), so a
+            # job never reads as settled without what its parts searched
+            rec = runner.maybe_merge(self.store, job_id) or rec
         return rec
 
     def cancel(self, job_id: str) -> tuple[bool, Record] | None:
