@@ -24,9 +24,15 @@ class SkipRate:
     overall and by the score (`by_score[s] = [choices, skips]`)."""
 
     spec: str
-    choices: int = 0
-    skips: int = 0
     by_score: dict[str, list[int]] = field(default_factory=lambda: {s: [0, 0] for s in SCORES})
+
+    @property
+    def choices(self) -> int:
+        return sum(n for n, _ in self.by_score.values())
+
+    @property
+    def skips(self) -> int:
+        return sum(k for _, k in self.by_score.values())
 
     @property
     def rate(self) -> float:
@@ -92,9 +98,6 @@ def skip_rate(spec: str, positions: list[dict[str, Any]], seeds: int = 20) -> Sk
         game = engine_ext.from_json(doc)
         skip, cell = _skip_code(game), out.by_score[score_of(game)]
         for s in range(seeds):
-            skipped = bot.analyse(game, seed=s).code == skip
-            out.choices += 1
-            out.skips += skipped
             cell[0] += 1
-            cell[1] += skipped
+            cell[1] += bot.analyse(game, seed=s).code == skip
     return out
