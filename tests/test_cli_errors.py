@@ -233,6 +233,11 @@ def test_bench_service_counts_only_the_cores_its_workers_use(service_url: str,
     report = json.loads(capsys.readouterr().out)
     r = report["results"][0]
     assert r["limit_rps"] == pytest.approx(1000.0 / r["search_ms"], rel=0.01)  # one worker: one search at a time
+    # the open loop is paced by what the server serves one request at a time (search and HTTP), not
+    # by the search alone: that pace overloads the cheap levels and measures a growing queue
+    assert r["serving_limit_rps"] == pytest.approx(1000.0 / r["serial_wall_ms"], rel=0.01)
+    assert r["serving_limit_rps"] <= r["limit_rps"]
+    assert r["load_rps"] == pytest.approx(0.8 * r["serving_limit_rps"], rel=0.01)
     assert report["limit_cores"] == 1
     assert PROVENANCE <= set(report["provenance"])
     assert "unknown levels ['nosuch']" in refused(["bench", "service", "--url", service_url, "--levels", "nosuch"],
