@@ -24,6 +24,7 @@ from gunicorn.workers.sync import SyncWorker
 
 from .config import Settings
 from .errors import APIError, http_code
+from .logs import new_request_id
 
 
 def client_timeout_s() -> float:
@@ -52,12 +53,20 @@ class _SlowClientFilter(logging.Filter):
 
 
 def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
-    """gunicorn's `util.write_error`, writing the service's error body (`service.errors`)."""
+    """gunicorn's `util.write_error`, writing the service's error body (`service.errors`) with a
+    fresh request id, in the body and `X-Request-ID` as every answer of the app has, and logged on
+    the access log (the request was not read far enough to take the caller's own id)."""
     where = "path" if status == 414 else "header" if status == 431 else "body"
-    error = APIError(status, http_code(status, reason), message or reason, "", location=where)
-    data = json.dumps(error.body()).encode()
+    code = http_code(status, reason)
+    error = APIError(status, code, message or reason, "", location=where)
+    rid = new_request_id()
+    data = json.dumps(dict(error.body(), request_id=rid)).encode()
+    logging.getLogger("kashgar.access").info(
+        "request refused before the app: %s %s", status, code,
+        extra={"status": status, "error": code, "request_id": rid},
+    )
     head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\n\r\n").encode("latin-1")
+            f"X-Request-ID: {rid}\r\nContent-Length: {len(data)}\r\n\r\n").encode("latin-1")
     gunicorn.util.write_nonblock(sock, head + data)
 
 

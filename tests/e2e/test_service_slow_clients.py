@@ -30,7 +30,8 @@ def connect(web: Gunicorn) -> socket.socket:
     return socket.create_connection(("127.0.0.1", web.port), timeout=30)
 
 
-def response(sock: socket.socket) -> tuple[int, dict[str, object]]:
+def response(sock: socket.socket) -> tuple[int, dict[str, object], dict[str, str]]:
+    """The status, JSON body and headers (names lower-cased) of the answer on `sock`."""
     data = b""
     while chunk := sock.recv(65536):
         data += chunk
@@ -45,10 +46,12 @@ def response(sock: socket.socket) -> tuple[int, dict[str, object]]:
                 break
             out, rest = out + rest[:size], rest[size + 2 :]
         body = out
-    return status, json.loads(body)
+    headers = dict((k.strip().lower(), v.strip()) for k, _, v in
+                   (line.decode("latin-1").partition(":") for line in head.split(b"\r\n")[1:]))
+    return status, json.loads(body), headers
 
 
-def post_chunked(web: Gunicorn, body: bytes) -> tuple[int, dict[str, object]]:
+def post_chunked(web: Gunicorn, body: bytes) -> tuple[int, dict[str, object], dict[str, str]]:
     with connect(web) as s:
         s.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
@@ -60,15 +63,15 @@ def post_chunked(web: Gunicorn, body: bytes) -> tuple[int, dict[str, object]]:
 
 
 def test_a_chunked_body_is_read_whole(web: Gunicorn) -> None:
-    status, body = post_chunked(web, b'{"players": 2, "seed": 5}' + b" " * 1000)
+    status, body, _ = post_chunked(web, b'{"players": 2, "seed": 5}' + b" " * 1000)
     assert status == 200 and body["state"]["players"] == 2, body  # type: ignore[index]
 
 
 def test_a_chunked_body_over_the_limit_is_413_not_cut_short(web: Gunicorn) -> None:
     """It was parsed cut at the limit: 200 for trailing spaces, 400 for a long string."""
-    status, body = post_chunked(web, b'{"players": 2, "seed": 5}' + b" " * (LIMIT + 10))
+    status, body, _ = post_chunked(web, b'{"players": 2, "seed": 5}' + b" " * (LIMIT + 10))
     assert status == 413 and body["error"] == "body_too_large", body
-    status, body = post_chunked(web, b'{"players": 2, "seed": 5, "x": "' + b"a" * (LIMIT + 10) + b'"}')
+    status, body, _ = post_chunked(web, b'{"players": 2, "seed": 5, "x": "' + b"a" * (LIMIT + 10) + b'"}')
     assert status == 413, body
 
 
@@ -79,7 +82,7 @@ def test_a_stalled_body_is_408_and_frees_the_worker(web: Gunicorn) -> None:
         s.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 100\r\n\r\n{\"pla")
         t0 = time.monotonic()
-        status, body = response(s)
+        status, body, _ = response(s)
         assert status == 408 and body["error"] == "request_timeout", body
         assert time.monotonic() - t0 < 10
     assert http_json("GET", web.url + "/healthz", timeout=10)[0] == 200
@@ -105,7 +108,7 @@ def test_a_stalled_request_head_is_dropped_and_the_server_answers_others(web: Gu
     assert "no complete request within the client timeout" in log
 
 
-def raw(web: Gunicorn, request: bytes) -> tuple[int, dict[str, object]]:
+def raw(web: Gunicorn, request: bytes) -> tuple[int, dict[str, object], dict[str, str]]:
     with connect(web) as s:
         s.sendall(request)
         return response(s)
@@ -124,6 +127,12 @@ def raw(web: Gunicorn, request: bytes) -> tuple[int, dict[str, object]]:
 )
 def test_errors_gunicorn_answers_itself_are_json(web: Gunicorn, request_bytes: bytes, status: int, where: str) -> None:
     """They were gunicorn's HTML pages; now the service's error body, like every other error."""
-    got, body = raw(web, request_bytes)
+    got, body, headers = raw(web, request_bytes)
     assert got == status, body
     assert body["in"] == where and body["message"] and body["errors"], body
+    # like every other answer, it carries a request id, in the body and the header, that the
+    # server's log names too (the request was not read far enough to take the caller's own)
+    rid = headers.get("x-request-id", "")
+    assert len(rid) == 32 and body["request_id"] == rid, (headers, body)
+    assert web.proc is not None
+    assert rid in web.proc.output()
