@@ -250,6 +250,8 @@ def run(args: argparse.Namespace) -> int:
     _check_writable(args.out)
     _read(args.out, missing_ok=True)  # a file that is not a calibration file: refused before any game
     if args.from_records:  # every cell's records readable and of the level as it is now, before any fit
+        # (read again by each fit below rather than all held at once: a cell is tens of thousands of
+        # decisions, and the check costs a second a cell)
         for name in chosen:
             for players in args.players:
                 _records(args, by_name[name], players)
