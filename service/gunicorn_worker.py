@@ -55,14 +55,15 @@ class _SlowClientFilter(logging.Filter):
 def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
     """gunicorn's `util.write_error`, writing the service's error body (`service.errors`) with a
     fresh request id, in the body and `X-Request-ID` as every answer of the app has, and logged on
-    the access log (the request was not read far enough to take the caller's own id)."""
+    the access log (the request was not read far enough to take the caller's own id; gunicorn also
+    answers 500 here for an error of its own while it handles a request)."""
     where = "path" if status == 414 else "header" if status == 431 else "body"
     code = http_code(status, reason)
     error = APIError(status, code, message or reason, "", location=where)
     rid = new_request_id()
     data = json.dumps(dict(error.body(), request_id=rid)).encode()
     logging.getLogger("kashgar.access").info(
-        "request refused before the app: %s %s", status, code,
+        "answered by gunicorn, not the app: %s %s", status, code,
         extra={"status": status, "error": code, "request_id": rid},
     )
     head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
