@@ -137,9 +137,9 @@ def bench_level(
         wall_ms.append((time.perf_counter() - t0) * 1000)  # of answered searches only, as search_ms
         search_ms.append(float(ans["elapsed_ms"]))
         iterations.append(int(ans["iterations"]))
-    mean_search = statistics.fmean(search_ms)
+    mean_search, mean_wall = statistics.fmean(search_ms), statistics.fmean(wall_ms)
     limit = min(cores, workers) / (mean_search / 1000.0)
-    serving_limit = min(limit, min(cores, workers) / (statistics.fmean(wall_ms) / 1000.0))
+    serving_limit = min(limit, min(cores, workers) / (mean_wall / 1000.0))
 
     # (2) saturated throughput, closed loop
     done = 0
@@ -193,7 +193,7 @@ def bench_level(
     return {
         "iterations": int(statistics.median(iterations)),
         "search_ms": round(mean_search, 2),
-        "serial_wall_ms": round(statistics.fmean(wall_ms), 2),
+        "serial_wall_ms": round(mean_wall, 2),
         "limit_rps": round(limit, 2),
         "serving_limit_rps": round(serving_limit, 2),
         "throughput_rps": round(throughput, 2),

@@ -3,7 +3,6 @@ interpreted one (the same source), through the parametrized `engine` fixture."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 import engine_ext
 from engine_ext import Engine
 from tests.engine_helpers import require_compiled
+from tests.service_helpers import serve_app
 
 BUILDS = ["compiled", "interpreted"]
 
@@ -41,12 +41,5 @@ def interpreted_engine() -> Engine:
 @pytest.fixture
 def service_url() -> Iterator[str]:
     """The service app behind a real HTTP server in this process (threads)."""
-    from werkzeug.serving import make_server
-
-    from service import create_app
-
-    server = make_server("127.0.0.1", 0, create_app({"TESTING": True, "log_level": "WARNING"}), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
+    with serve_app() as url:
+        yield url

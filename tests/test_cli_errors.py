@@ -246,20 +246,11 @@ def test_bench_service_counts_only_the_cores_its_workers_use(service_url: str,
 def test_bench_service_stops_when_the_server_answers_no_search(capsys: pytest.CaptureFixture[str]) -> None:
     """A server that refuses every search (here: bodies over 200 bytes) was asked forever, waiting
     for five answered searches to time; now the benchmark stops with one line naming the answer."""
-    import threading
+    from tests.service_helpers import serve_app
 
-    from werkzeug.serving import make_server
-
-    from service import create_app
-
-    app = create_app({"TESTING": True, "log_level": "WARNING", "max_body_bytes": 200})
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        line = refused(["bench", "service", "--url", f"http://127.0.0.1:{server.server_port}", "--levels",
-                        "novice", "--duration", "0.1", "--positions", "2", "--workers", "1"], capsys, status=1)
-    finally:
-        server.shutdown()
+    with serve_app({"max_body_bytes": 200}) as url:
+        line = refused(["bench", "service", "--url", url, "--levels", "novice", "--duration", "0.1",
+                        "--positions", "2", "--workers", "1"], capsys, status=1)
     assert "answered 413 to every one of 20 searches" in line and "body_too_large" in line
 
 
