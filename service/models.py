@@ -181,8 +181,9 @@ class SuggestResult(Response):
     alternatives: list[Alternative]
     line: list[str] = Field(
         description="The expected line: the most visited decision at each node from the root down. Levels "
-        "that search whole turns (`master`) hold only the starts of turns in their tree, so their line "
-        "names those, not the decisions within a turn."
+        "that search whole turns (`expert`, `master`) hold only the starts of turns in their tree, so their "
+        "line names those, not the decisions within a turn; `master` holds only its own turns, so its line "
+        "skips the other players' turns."
     )
     win_prob: float | None = Field(None, description=WIN_PROB)
     expected_vp: float | None = Field(None, description=EXPECTED_VP)
