@@ -110,17 +110,41 @@ def pct(values: list[float], q: float) -> float:
     return s[i]
 
 
+def by_players(players: list[int], values: list[tuple[int, float]], key: str) -> dict[str, dict[str, Any]]:
+    """Per player count: how many values there are and their mean, p50 and p95 (named after `key`)."""
+    out: dict[str, dict[str, Any]] = {}
+    for n in sorted(set(players)):
+        vals = [v for k, v in values if players[k] == n]
+        if vals:
+            out[str(n)] = {
+                "count": len(vals),
+                f"mean_{key}": round(statistics.fmean(vals), 1),
+                f"p50_{key}": round(pct(vals, 50), 1),
+                f"p95_{key}": round(pct(vals, 95), 1),
+            }
+    return out
+
+
 def bench_level(
-    target: Target, bodies: list[bytes], cores: int, workers: int, duration: float, load: float
+    target: Target,
+    bodies: list[bytes],
+    cores: int,
+    workers: int,
+    duration: float,
+    load: float,
+    players: list[int] | None = None,
 ) -> dict[str, Any]:
     """One level's phases; the throughput limit counts the cores the web workers can use, min(cores,
-    workers): one worker searches one request at a time."""
+    workers): one worker searches one request at a time. `players[k]` is body k's player count:
+    the search time of the serial phase and the latency under load are also split by it."""
+    players = players if players is not None else [0] * len(bodies)
     errors = 0
     # warm-up
     for b in bodies[:3]:
         target.post("/suggest", b)
     # (1) search time, one request at a time
     search_ms: list[float] = []
+    search_by_body: list[tuple[int, float]] = []
     wall_ms: list[float] = []
     iterations: list[int] = []
     end = time.monotonic() + max(1.0, duration / 2)
@@ -136,6 +160,7 @@ def bench_level(
             continue
         wall_ms.append((time.perf_counter() - t0) * 1000)  # of answered searches only, as search_ms
         search_ms.append(float(ans["elapsed_ms"]))
+        search_by_body.append(((i - 1) % len(bodies), float(ans["elapsed_ms"])))
         iterations.append(int(ans["iterations"]))
     mean_search, mean_wall = statistics.fmean(search_ms), statistics.fmean(wall_ms)
     limit = min(cores, workers) / (mean_search / 1000.0)
@@ -171,25 +196,27 @@ def bench_level(
     rate = load * serving_limit
     n = max(10, int(rate * duration))
     latencies: list[float] = []
+    latency_by_body: list[tuple[int, float]] = []
     lat_lock = threading.Lock()
 
-    def one(scheduled: float, body: bytes) -> None:
+    def one(scheduled: float, b: int) -> None:
         nonlocal errors
         delay = scheduled - time.perf_counter()
         if delay > 0:
             time.sleep(delay)
-        status, _ = target.post("/suggest", body)
+        status, _ = target.post("/suggest", bodies[b])
         ms = (time.perf_counter() - scheduled) * 1000
         with lat_lock:
             if status == 200:
                 latencies.append(ms)
+                latency_by_body.append((b, ms))
             else:
                 errors += 1
 
     start = time.perf_counter() + 0.2
     with ThreadPoolExecutor(max_workers=min(256, max(8, int(rate * 2)))) as pool:
         for k in range(n):
-            pool.submit(one, start + k / rate, bodies[k % len(bodies)])
+            pool.submit(one, start + k / rate, k % len(bodies))
     return {
         "iterations": int(statistics.median(iterations)),
         "search_ms": round(mean_search, 2),
@@ -206,6 +233,8 @@ def bench_level(
         "p99_within_budget_plus_50": bool(pct(latencies, 99) <= mean_search + 50),
         "requests": i + done + n,
         "errors": errors,
+        "search_by_players": by_players(players, search_by_body, "search_ms"),
+        "latency_by_players": by_players(players, latency_by_body, "ms"),
     }
 
 
@@ -238,7 +267,8 @@ def run(args: argparse.Namespace) -> int:
         cases += [(f"time_ms={ms}", {"time_ms": ms}) for ms in args.time_ms]
         for name, extra in cases:
             bodies = [json.dumps(dict(extra, state=s, seed=k, mode="sync")).encode() for k, s in enumerate(states)]
-            r = bench_level(target, bodies, cores, workers, args.duration, args.load)
+            seats = [int(st["players"]) for st in states]
+            r = bench_level(target, bodies, cores, workers, args.duration, args.load, seats)
             r["level"] = name
             results.append(r)
             if not args.json:
@@ -250,6 +280,12 @@ def run(args: argparse.Namespace) -> int:
                     f"errors {r['errors']}",
                     flush=True,
                 )
+                split = ", ".join(
+                    f"{n}p {v['mean_search_ms']:.1f} ms (n={v['count']}), p95 under load "
+                    f"{r['latency_by_players'].get(n, {}).get('p95_ms', float('nan'))} ms"
+                    for n, v in r["search_by_players"].items()
+                )
+                print(f"{'':>12}  search by players: {split}", flush=True)
         health = http_json("GET", url + "/healthz")[1]
         report = {
             "benchmark": "service",

@@ -108,6 +108,24 @@ def test_bench_service_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     r = report["results"][0]
     assert report["cores"] >= 1 and r["level"] == "novice" and r["errors"] == 0
     assert r["throughput_rps"] > 0 and r["p50_ms"] <= r["p99_ms"]
+    # the three positions are a 2-, a 3- and a 4-player game; each split holds only those counts
+    assert set(r["search_by_players"]) == {"2", "3", "4"}
+    assert set(r["latency_by_players"]) <= {"2", "3", "4"}
+    assert all(v["count"] >= 1 and v["p50_search_ms"] <= v["p95_search_ms"] for v in r["search_by_players"].values())
+
+
+def test_bench_service_split_by_players() -> None:
+    players = [2, 3, 2, 4]
+    values = [(0, 10.0), (2, 30.0), (1, 50.0), (0, 20.0), (3, 7.0)]
+    split = bench_service.by_players(players, values, "ms")
+    assert split == {
+        "2": {"count": 3, "mean_ms": 20.0, "p50_ms": 20.0, "p95_ms": 30.0},
+        "3": {"count": 1, "mean_ms": 50.0, "p50_ms": 50.0, "p95_ms": 50.0},
+        "4": {"count": 1, "mean_ms": 7.0, "p50_ms": 7.0, "p95_ms": 7.0},
+    }
+    # a player count with no value is left out, not reported as empty
+    one = {"count": 1, "mean_ms": 1.0, "p50_ms": 1.0, "p95_ms": 1.0}
+    assert bench_service.by_players([2, 3], [(0, 1.0)], "ms") == {"2": one}
 
 
 def test_client_and_remote_play(tmp_path: Any) -> None:
