@@ -12,6 +12,10 @@ HTTP, JSON, state loading): at the cheapest levels that cost outside the search 
 or more, so a load paced by the search-time limit alone is above what the server can serve and
 measures a growing queue instead of latency. The reported fraction of the limit stays measured
 against the search-time limit, the ideal the service's overhead is counted against.
+
+The positions are of 2, 3 and 4 players in turn; phase (1)'s search time and phase (3)'s latency
+are also reported per player count (`search_by_players`, `latency_by_players`), since a search's
+cost grows with the seats it models.
 """
 
 from __future__ import annotations
@@ -111,7 +115,8 @@ def pct(values: list[float], q: float) -> float:
 
 
 def by_players(players: list[int], values: list[tuple[int, float]], key: str) -> dict[str, dict[str, Any]]:
-    """Per player count: how many values there are and their mean, p50 and p95 (named after `key`)."""
+    """Per player count: how many values there are and their mean, p50 and p95 (named after `key`).
+    `values` are (body index, value) pairs; `players[k]` is body k's player count."""
     out: dict[str, dict[str, Any]] = {}
     for n in sorted(set(players)):
         vals = [v for k, v in values if players[k] == n]
@@ -136,12 +141,12 @@ def bench_level(
 ) -> dict[str, Any]:
     """One level's phases; the throughput limit counts the cores the web workers can use, min(cores,
     workers): one worker searches one request at a time. `players[k]` is body k's player count:
-    the search time of the serial phase and the latency under load are also split by it."""
-    players = players if players is not None else [0] * len(bodies)
+    the search time of the serial phase and the latency under load are also split by it (not split
+    when it is not given)."""
     errors = 0
     # warm-up
-    for b in bodies[:3]:
-        target.post("/suggest", b)
+    for body in bodies[:3]:
+        target.post("/suggest", body)
     # (1) search time, one request at a time
     search_ms: list[float] = []
     search_by_body: list[tuple[int, float]] = []
@@ -150,9 +155,10 @@ def bench_level(
     end = time.monotonic() + max(1.0, duration / 2)
     i = 0
     while time.monotonic() < end or len(search_ms) < 5:
-        t0 = time.perf_counter()
-        status, ans = target.post("/suggest", bodies[i % len(bodies)])
+        b = i % len(bodies)
         i += 1
+        t0 = time.perf_counter()
+        status, ans = target.post("/suggest", bodies[b])
         if status != 200:
             errors += 1
             if errors >= 20 and not search_ms:  # nothing answered: say so rather than ask forever
@@ -160,7 +166,7 @@ def bench_level(
             continue
         wall_ms.append((time.perf_counter() - t0) * 1000)  # of answered searches only, as search_ms
         search_ms.append(float(ans["elapsed_ms"]))
-        search_by_body.append(((i - 1) % len(bodies), float(ans["elapsed_ms"])))
+        search_by_body.append((b, float(ans["elapsed_ms"])))
         iterations.append(int(ans["iterations"]))
     mean_search, mean_wall = statistics.fmean(search_ms), statistics.fmean(wall_ms)
     limit = min(cores, workers) / (mean_search / 1000.0)
@@ -199,24 +205,31 @@ def bench_level(
     latency_by_body: list[tuple[int, float]] = []
     lat_lock = threading.Lock()
 
-    def one(scheduled: float, b: int) -> None:
+    def one(scheduled: float, idx: int) -> None:
         nonlocal errors
         delay = scheduled - time.perf_counter()
         if delay > 0:
             time.sleep(delay)
-        status, _ = target.post("/suggest", bodies[b])
+        status, _ = target.post("/suggest", bodies[idx])
         ms = (time.perf_counter() - scheduled) * 1000
         with lat_lock:
             if status == 200:
                 latencies.append(ms)
-                latency_by_body.append((b, ms))
+                latency_by_body.append((idx, ms))
             else:
                 errors += 1
 
+    # every body once per round, in a fresh (seeded) order each round: no body always follows the same one
+    order_rng = random.Random(0)
+    order: list[int] = []
+    while len(order) < n:
+        one_round = list(range(len(bodies)))
+        order_rng.shuffle(one_round)
+        order += one_round
     start = time.perf_counter() + 0.2
     with ThreadPoolExecutor(max_workers=min(256, max(8, int(rate * 2)))) as pool:
         for k in range(n):
-            pool.submit(one, start + k / rate, k % len(bodies))
+            pool.submit(one, start + k / rate, order[k])
     return {
         "iterations": int(statistics.median(iterations)),
         "search_ms": round(mean_search, 2),
@@ -233,8 +246,8 @@ def bench_level(
         "p99_within_budget_plus_50": bool(pct(latencies, 99) <= mean_search + 50),
         "requests": i + done + n,
         "errors": errors,
-        "search_by_players": by_players(players, search_by_body, "search_ms"),
-        "latency_by_players": by_players(players, latency_by_body, "ms"),
+        "search_by_players": by_players(players, search_by_body, "search_ms") if players else {},
+        "latency_by_players": by_players(players, latency_by_body, "ms") if players else {},
     }
 
 
@@ -261,14 +274,14 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise CliError(f"argument --levels: unknown levels {unknown}; known: {names}")
         states = positions(args.positions)
+        players = [int(st["players"]) for st in states]
         target = Target(url)
         results: list[dict[str, Any]] = []
         cases: list[tuple[str, dict[str, Any]]] = [(lv, {"level": lv}) for lv in wanted]
         cases += [(f"time_ms={ms}", {"time_ms": ms}) for ms in args.time_ms]
         for name, extra in cases:
             bodies = [json.dumps(dict(extra, state=s, seed=k, mode="sync")).encode() for k, s in enumerate(states)]
-            seats = [int(st["players"]) for st in states]
-            r = bench_level(target, bodies, cores, workers, args.duration, args.load, seats)
+            r = bench_level(target, bodies, cores, workers, args.duration, args.load, players)
             r["level"] = name
             results.append(r)
             if not args.json:
@@ -285,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{r['latency_by_players'].get(n, {}).get('p95_ms', float('nan'))} ms"
                     for n, v in r["search_by_players"].items()
                 )
-                print(f"{'':>12}  search by players: {split}", flush=True)
+                print(f"{'':>12}  by players: {split}", flush=True)
         health = http_json("GET", url + "/healthz")[1]
         report = {
             "benchmark": "service",

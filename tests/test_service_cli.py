@@ -110,7 +110,7 @@ def test_bench_service_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     assert r["throughput_rps"] > 0 and r["p50_ms"] <= r["p99_ms"]
     # the three positions are a 2-, a 3- and a 4-player game; each split holds only those counts
     assert set(r["search_by_players"]) == {"2", "3", "4"}
-    assert set(r["latency_by_players"]) <= {"2", "3", "4"}
+    assert set(r["latency_by_players"]) == {"2", "3", "4"}
     assert all(v["count"] >= 1 and v["p50_search_ms"] <= v["p95_search_ms"] for v in r["search_by_players"].values())
 
 
@@ -126,6 +126,40 @@ def test_bench_service_split_by_players() -> None:
     # a player count with no value is left out, not reported as empty
     one = {"count": 1, "mean_ms": 1.0, "p50_ms": 1.0, "p95_ms": 1.0}
     assert bench_service.by_players([2, 3], [(0, 1.0)], "ms") == {"2": one}
+
+
+class CostByPlayers(bench_service.Target):
+    """A server whose search costs 10 ms per seat, and whose 4-player answers also come 30 ms late."""
+
+    def __init__(self) -> None:
+        super().__init__("http://127.0.0.1:1")
+        self.posted: list[int] = []
+
+    def post(self, path: str, body: bytes, timeout: float = 120.0) -> tuple[int, dict[str, Any]]:
+        seats = int(json.loads(body)["players"])
+        self.posted.append(seats)
+        if seats == 4:
+            time.sleep(0.03)
+        return 200, {"elapsed_ms": 10.0 * seats, "iterations": 1}
+
+
+def test_bench_level_splits_each_request_by_its_own_positions_players() -> None:
+    target = CostByPlayers()
+    players = [2, 3, 4, 2, 3]
+    bodies = [json.dumps({"players": n, "k": k}).encode() for k, n in enumerate(players)]
+    r = bench_service.bench_level(target, bodies, cores=1, workers=1, duration=0.6, load=0.8, players=players)
+    assert r["errors"] == 0
+    # each count's search time is exactly the one its positions cost: no request filed under another body
+    for n, v in r["search_by_players"].items():
+        assert v["mean_search_ms"] == v["p50_search_ms"] == v["p95_search_ms"] == 10.0 * int(n)
+    assert set(r["search_by_players"]) == set(r["latency_by_players"]) == {"2", "3", "4"}
+    # the open-loop phase sends every body once a round, so the counts follow the bodies' mix
+    lat = r["latency_by_players"]
+    total = sum(v["count"] for v in lat.values())
+    assert total >= 10 and abs(lat["2"]["count"] - 2 * lat["4"]["count"]) <= 2
+    # only the 4-player answers are late, and only their latencies show it
+    assert lat["4"]["p50_ms"] >= 30.0 > lat["2"]["p50_ms"]
+    assert bench_service.bench_level(target, bodies[:2], 1, 1, 0.2, 0.8)["search_by_players"] == {}
 
 
 def test_client_and_remote_play(tmp_path: Any) -> None:
