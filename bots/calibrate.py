@@ -205,6 +205,37 @@ def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Rec
     return header, records
 
 
+def merge_records(parts: list[tuple[dict[str, Any], list[Record]]]) -> tuple[dict[str, Any], list[Record]]:
+    """One header and list of records of the runs `parts` (`read_records` results) played on
+    consecutive deal seeds, in order: what one run of all their games writes, since a self-play game
+    depends only on its deal seed. The header is the first run's with the games summed. ValueError
+    where the runs are of another level, seat count or preset than the first, do not follow on from
+    each other's deal seeds, or hold a game outside their own seeds."""
+    if not parts:
+        raise ValueError("no records to merge")
+    first = parts[0][0]
+    merged = {k: v for k, v in first.items() if k not in ("format", "records")}
+    records: list[Record] = []
+    games = 0
+    for i, (header, recs) in enumerate(parts, 1):
+        for key, what in (("level", "level"), ("players", "seat count"), ("preset", "preset")):
+            if header.get(key) != first.get(key):
+                raise ValueError(f"run {i} is of another {what} than run 1")
+        seed, count = header.get("seed"), header.get("games")
+        if not (isinstance(seed, int) and isinstance(count, int)) or isinstance(seed, bool) or isinstance(count, bool):
+            raise ValueError(f"run {i}: its header names no deal seed and game count (seed, games)")
+        if i > 1 and seed != merged["seed"] + games:
+            raise ValueError(f"run {i} starts at deal seed {seed}, not {merged['seed'] + games} where run {i - 1} "
+                             "ended: runs must follow on from each other's deal seeds, in order")
+        outside = next((r.game for r in recs if not seed <= r.game < seed + count), None)
+        if outside is not None:
+            raise ValueError(f"run {i}: game {outside} is not one of its deal seeds {seed}..{seed + count - 1}")
+        games += count
+        records += recs
+    merged["games"] = games
+    return merged, records
+
+
 # ---------------------------------------------------------------------------- fit
 
 

@@ -216,9 +216,50 @@ def register(sub: Any) -> None:
                         "that is there, DIR/LEVEL-Pp.jsonl.gz), saved by --records "
                         "with the level's preset as it is now (-n and -j do not apply; --seed picks the held-out "
                         "games)")
+    p.add_argument("--merge", metavar="DIR,DIR,...",
+                   help="play and fit nothing: join each level's and seat count's records saved by --records in "
+                        "these directories (runs on consecutive deal seeds, in this order; .jsonl or .jsonl.gz) "
+                        "into one file under --records, as one run of all their games writes it")
     p.add_argument("--table", action="store_true",
                    help="play nothing: print the Markdown table of the held-out measures in --out")
     p.set_defaults(func=run)
+
+
+def _merge(args: argparse.Namespace, levels: list[str]) -> int:
+    """--merge: each cell's saved runs joined into one records file under --records; every cell
+    read and checked before any file is written."""
+    from bots import calibrate
+
+    if not args.records or args.from_records:
+        raise CliError("argument --merge: wants --records DIR (where the joined files go) and not --from-records")
+    folders = [x.strip() for x in args.merge.split(",") if x.strip()]
+    if len(folders) < 2:
+        raise CliError("argument --merge: want at least two directories, comma-separated")
+    for folder in [*folders, args.records]:
+        if not os.path.isdir(folder):
+            raise CliError(f"argument --merge: no directory {folder!r}")
+    cells = []
+    for name in levels:
+        for players in args.players:
+            parts = []
+            for folder in folders:
+                path = _records_file(folder, name, players, saved=True)
+                try:
+                    parts.append(calibrate.read_records(path))
+                except (OSError, ValueError) as exc:
+                    raise CliError(f"argument --merge: cannot read {path}: {exc}") from None
+            try:
+                header, records = calibrate.merge_records(parts)
+            except ValueError as exc:
+                raise CliError(f"argument --merge: {name} with {players} seats: {exc}") from None
+            cells.append((_records_file(args.records, name, players), header, records))
+    for path, header, records in cells:
+        try:
+            calibrate.write_records(path, header, records)
+        except OSError as exc:
+            raise CliError(f"argument --records: cannot write {path}: {exc}") from None
+        print(f"{path}: {header['games']} games from deal seed {header['seed']}, {len(records)} records")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -236,6 +277,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"argument --levels: unknown level {', '.join(unknown)}; levels: {', '.join(names)}")
     if not 0.0 < args.held_out < 1.0:
         raise CliError(f"argument --held-out: want a share between 0 and 1, not {args.held_out}")
+    if args.merge:
+        return _merge(args, chosen)
     if not args.from_records:  # -n and --seed say which games are played; with saved records, none is
         args.seed = DEFAULT_SEED if args.seed is None else args.seed
         _check_held_out(args.games, args.held_out, "")

@@ -366,3 +366,62 @@ def test_saved_records_of_too_few_games_are_a_one_line_error(tmp_path: Path, mon
                  "--out", str(out)]) != 0
     assert "novice-2p.jsonl holds 1 games" in one_line_error(capsys)
     assert not out.exists()
+
+
+def test_runs_on_consecutive_deal_seeds_merge_into_the_file_one_run_writes(tmp_path: Path) -> None:
+    """Self-play games depend only on their deal seeds, so two runs of 2 games (seeds 31000-31001,
+    then 31002-31003) joined by --merge are, to the byte, the records file of one run of 4 games."""
+    for folder in ("one", "a", "b", "merged"):
+        (tmp_path / folder).mkdir()
+    common = ["calibrate", "--levels", "novice", "--players", "2", "-j", "1"]
+    for folder, games, seed in (("one", 4, 31000), ("a", 2, 31000), ("b", 2, 31002)):
+        assert main([*common, "-n", str(games), "--seed", str(seed), "--records", str(tmp_path / folder),
+                     "--out", str(tmp_path / f"{folder}.json")]) == 0
+    assert main([*common, "--merge", f"{tmp_path / 'a'},{tmp_path / 'b'}", "--records", str(tmp_path / "merged"),
+                 "--out", str(tmp_path / "unused.json")]) == 0
+    one = (tmp_path / "one" / "novice-2p.jsonl").read_bytes()
+    assert (tmp_path / "merged" / "novice-2p.jsonl").read_bytes() == one
+    header, records = calibrate.read_records(tmp_path / "merged" / "novice-2p.jsonl")
+    assert header["games"] == 4 and header["seed"] == 31000 and {r.game for r in records} == set(range(31000, 31004))
+    assert not (tmp_path / "unused.json").exists()  # nothing fitted
+
+
+def test_runs_that_do_not_follow_on_are_refused_and_nothing_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from bots.levels import get_level
+
+    no_games(monkeypatch)
+    preset = calibrate.preset_of(get_level("club"))
+    recs = made_up_records(4)  # games 0..3
+
+    def run(folder: str, seed: int, games: int, records: list[calibrate.Record], **header: Any) -> str:
+        (tmp_path / folder).mkdir(exist_ok=True)
+        calibrate.write_records(tmp_path / folder / "club-2p.jsonl",
+                                {"level": "club", "players": 2, "preset": preset, "games": games, "seed": seed,
+                                 **header}, records)
+        return str(tmp_path / folder)
+
+    def shifted(by: int) -> list[calibrate.Record]:
+        return [calibrate.Record(r.game + by, r.progress, r.reward, r.won, r.order) for r in recs]
+
+    first = run("first", 0, 4, recs)
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["calibrate", "--levels", "club", "--players", "2", "--records", str(out), "--merge"]
+    cases = {
+        run("gap", 5, 4, shifted(5)): "starts at deal seed 5, not 4",
+        run("outside", 4, 4, shifted(5)): "game 8 is not one of its deal seeds 4..7",
+        run("preset", 4, 4, shifted(4), preset=dict(preset, iterations=1)): "another preset",
+        run("seats", 4, 4, shifted(4), players=3): "another seat count",
+    }
+    for second, why in cases.items():
+        assert main([*argv, f"{first},{second}"]) != 0
+        assert why in one_line_error(capsys)
+    assert main([*argv, first]) != 0
+    assert "at least two directories" in one_line_error(capsys)
+    assert main(["calibrate", "--levels", "club", "--players", "2", "--merge", f"{first},{first}"]) != 0
+    assert "wants --records DIR" in one_line_error(capsys)
+    assert os.listdir(out) == []
+    assert main([*argv, f"{first},{run('next', 4, 4, shifted(4))}"]) == 0
+    header, merged = calibrate.read_records(out / "club-2p.jsonl")
+    assert merged == recs + shifted(4) and header["games"] == 8 and header["seed"] == 0
