@@ -230,12 +230,12 @@ def _merge(args: argparse.Namespace, levels: list[str]) -> int:
     read and checked before any file is written."""
     from bots import calibrate
 
-    if not args.records or args.from_records:
-        raise CliError("argument --merge: wants --records DIR (where the joined files go) and not --from-records")
+    if not args.records:
+        raise CliError("argument --merge: wants --records DIR (where the joined files go)")
     folders = [x.strip() for x in args.merge.split(",") if x.strip()]
     if len(folders) < 2:
         raise CliError("argument --merge: want at least two directories, comma-separated")
-    for folder in [*folders, args.records]:
+    for folder in folders:
         if not os.path.isdir(folder):
             raise CliError(f"argument --merge: no directory {folder!r}")
     cells = []
@@ -277,8 +277,6 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"argument --levels: unknown level {', '.join(unknown)}; levels: {', '.join(names)}")
     if not 0.0 < args.held_out < 1.0:
         raise CliError(f"argument --held-out: want a share between 0 and 1, not {args.held_out}")
-    if args.merge:
-        return _merge(args, chosen)
     if not args.from_records:  # -n and --seed say which games are played; with saved records, none is
         args.seed = DEFAULT_SEED if args.seed is None else args.seed
         _check_held_out(args.games, args.held_out, "")
@@ -290,6 +288,8 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"argument {flag}: no directory {folder!r}")
     if args.records and not os.access(args.records, os.W_OK):
         raise CliError(f"argument --records: cannot write in directory {args.records!r}")
+    if args.merge:  # --records (a directory it can write in) and not --from-records, checked above
+        return _merge(args, chosen)
     _check_writable(args.out)
     _read(args.out, missing_ok=True)  # a file that is not a calibration file: refused before any game
     if args.from_records:  # every cell's records readable and of the level as it is now, before any fit
