@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import (
+
+from tests.builders import (
     CONTRACTS,
     RESOURCES,
     assert_turn_over,

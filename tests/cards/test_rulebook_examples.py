@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from builders import (
+from tests.builders import (
     assert_turn_over,
     caravans,
     current_player,

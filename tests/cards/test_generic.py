@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import (
+
+from tests.builders import (
     ALL_KINDS,
     CANNOT_PASS,
     CARD_VP,

@@ -8,7 +8,10 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from builders import (
+
+from engine_ext import StateError
+from engine_ext.checks import contract_numbers
+from tests.builders import (
     assert_turn_over,
     caravans,
     deck,
@@ -19,9 +22,6 @@ from builders import (
     resources_dict,
     solo,
 )
-
-from engine_ext import StateError
-from engine_ext.checks import contract_numbers
 
 
 def _discard(g: Any) -> Counter[str]:

@@ -348,7 +348,7 @@ def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> Non
     """docs/calibration holds the records of shipped fits, so that a new model is fitted on them
     without playing: each file is of the level's preset as shipped, and fitting it gives the
     shipped weights and the held-out games and decisions."""
-    folder = Path(__file__).resolve().parents[1] / "docs" / "calibration"
+    folder = Path(__file__).resolve().parents[2] / "docs" / "calibration"
     files = sorted(folder.glob("*.jsonl.gz"))
     assert files
     doc = calibrate.load_calibration()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli_errors import refused
+from tests.cli.test_errors import refused
 
 
 @pytest.fixture(autouse=True)
@@ -100,7 +100,7 @@ def test_gunicorn_config_refuses_fewer_than_one_worker(value: str, tmp_path: Pat
     env.update(KASHGAR_WEB_WORKERS=value, TMPDIR=str(tmp_path))
     proc = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
                            "--bind", "127.0.0.1:0"], capture_output=True, text=True, timeout=30, env=env,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines() == [
@@ -124,7 +124,7 @@ def test_gunicorn_config_refuses_a_bad_health_bind(tmp_path: Path) -> None:
     env.update(KASHGAR_HEALTH_BIND="nowhere", TMPDIR=str(tmp_path))
     proc = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
                            "--bind", "127.0.0.1:0"], capture_output=True, text=True, timeout=30, env=env,
-                          cwd=Path(__file__).resolve().parents[1])
+                          cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 1, proc.stderr
     assert proc.stderr.strip().splitlines() == [
         "service/gunicorn_conf.py: KASHGAR_HEALTH_BIND='nowhere': want HOST:PORT (say 0.0.0.0:8001), with an "

@@ -19,7 +19,7 @@ from kashgar_cli.main import build_parser
 from service import create_app
 from service.config import Settings
 
-DEPLOY = Path(__file__).resolve().parents[1] / "deploy"
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 # read by service/gunicorn_conf.py and service/gunicorn_worker.py, not Settings fields
 SERVER_VARS = {"KASHGAR_BIND", "KASHGAR_WEB_WORKERS", "KASHGAR_HEALTH_BIND"}
 

@@ -8,7 +8,8 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from builders import (
+
+from tests.builders import (
     ADDITIONAL,
     CARD_VP,
     STANDARD,

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import (
+
+from engine_ext import StateError
+from tests.builders import (
     SPICES,
     assert_turn_over,
     caravans,
@@ -17,8 +19,6 @@ from builders import (
     resources_dict,
     solo,
 )
-
-from engine_ext import StateError
 
 
 def _res3(g: Any) -> list[dict[str, int]]:

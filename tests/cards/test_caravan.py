@@ -7,10 +7,20 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from builders import assert_turn_over, caravans, current_player, make_state, options, play, res, resources_dict, solo
 
 from engine_ext import Decision, DecisionError, StateError
 from engine_ext.checks import problems
+from tests.builders import (
+    assert_turn_over,
+    caravans,
+    current_player,
+    make_state,
+    options,
+    play,
+    res,
+    resources_dict,
+    solo,
+)
 
 
 def _removed(g: Any) -> Counter[str]:

@@ -12,10 +12,10 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from builders import legal_texts, make_state, resources_dict, solo
 
 from engine_ext import StateError
 from engine_ext.state_json import private_draw
+from tests.builders import legal_texts, make_state, resources_dict, solo
 
 SPECIAL_ORDER = ["bootsmann", "gildenherr", "hufschmied", "schneider", "haendlertochter"]
 SPECIAL_OUT = [*SPECIAL_ORDER, "fahrender_haendler", "fahrender_haendler"]  # the other 7 Special cards

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import engine_ext
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _compiled_flag(env_extra: dict[str, str]) -> str:

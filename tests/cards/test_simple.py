@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from builders import SPICES, assert_turn_over, caravans, options, play, res, resources_dict, solo
+
+from tests.builders import SPICES, assert_turn_over, caravans, options, play, res, resources_dict, solo
 
 
 @dataclass(frozen=True)
