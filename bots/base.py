@@ -1,7 +1,7 @@
 """The one interface every bot implements, and the result of an analysis.
 
 A bot works on a core state (`engine_ext` core `State`, or anything with the same methods, such as
-`bots.toygame.ToyState`) or on a facade `Game` (its `.state` is used). Decisions inside the bots are
+`lab.toygame.ToyState`) or on a facade `Game` (its `.state` is used). Decisions inside the bots are
 the core's `int` codes; `Analysis.to_dict()` turns them into the JSON and text forms the service
 returns (`docs/engine-api.md`, "The bots API the service uses").
 """

@@ -102,7 +102,7 @@ class KashgarEvaluator(WeightedEvaluator):
 
 
 class FittedEvaluator(WeightedEvaluator):
-    """Weights fitted to self-play outcomes by `kashgar fit-eval` (bots/eval_weights.json)."""
+    """Weights fitted to self-play outcomes by `kashgar fit-eval` (bots/data/eval_weights.json)."""
 
     def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
         from bots.features import load_weights
@@ -120,7 +120,7 @@ class PlayWeightsEvaluator(WeightedEvaluator):
 
 
 class TunedEvaluator(PlayWeightsEvaluator):
-    """The weights tuned by play that ship (`kashgar tune-eval`, bots/eval_tuned.json), or `path`'s."""
+    """The weights tuned by play that ship (`kashgar tune-eval`, bots/data/eval_tuned.json), or `path`'s."""
 
     def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
         from bots.features import TUNED_WEIGHTS_FILE, load_weights

@@ -20,8 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-WEIGHTS_FILE = Path(__file__).with_name("eval_weights.json")        # fitted (`kashgar fit-eval`)
-TUNED_WEIGHTS_FILE = Path(__file__).with_name("eval_tuned.json")    # tuned by play (`kashgar tune-eval`)
+WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_weights.json"        # fitted (`kashgar fit-eval`)
+TUNED_WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_tuned.json"    # tuned by play (`kashgar tune-eval`)
 
 # The fixed features, in the order `Search._features` writes them (bots/ismcts.py).
 FIXED = (

@@ -57,7 +57,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import cython
+try:
+    import cython
+except ImportError:  # interpreted, without Cython installed
+    from engine_ext import cython_shim as cython  # type: ignore[no-redef]
 
 MASK64 = 0xFFFFFFFFFFFFFFFF
 ROLL_EVAL = 0

@@ -43,7 +43,7 @@ TREE_PREALLOC = 1 << 16  # nodes allocated before a search at most (the tree gro
 
 @dataclass(frozen=True)
 class ISMCTSConfig:
-    """Everything that shapes one search. Levels are presets of these fields (bots/levels.toml)."""
+    """Everything that shapes one search. Levels are presets of these fields (bots/data/levels.toml)."""
 
     iterations: int = 2000        # budget when the caller gives none (0: time only)
     time_ms: float = 0.0          # wall-clock budget when the caller gives none (0: none)
@@ -71,7 +71,7 @@ class ISMCTSConfig:
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
                                   # play, `kashgar tune-eval`; its rollouts choose by them too), "vp"
     weights: str = ""             # evaluator "fitted"/"tuned"/"default": a weights file ("" = the shipped
-                                  # bots/eval_weights.json or bots/eval_tuned.json)
+                                  # bots/data/eval_weights.json or bots/data/eval_tuned.json)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
                                   # whose mean reward is at most this many log-odds below its (0: all moves)

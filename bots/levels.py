@@ -1,4 +1,4 @@
-"""Difficulty levels (presets in bots/levels.toml) and the bot factory `make_bot(spec)`.
+"""Difficulty levels (presets in bots/data/levels.toml) and the bot factory `make_bot(spec)`.
 
 A spec names a bot and optional settings, e.g. `random`, `greedy`, `greedy:samples=5`,
 `ismcts:iterations=500,c=0.5`, `det:iterations=1000,worlds=10` (`det:oracle=1`: the diagnostic
@@ -20,7 +20,7 @@ import tomllib
 from bots.base import Bot
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
 
-LEVELS_FILE = Path(__file__).with_name("levels.toml")
+LEVELS_FILE = Path(__file__).parent / "data" / "levels.toml"
 DEFAULT_LEVEL = "expert"
 _CONFIG_FIELDS = {f.name for f in fields(ISMCTSConfig)}
 MAX_TEMPERATURE = 1.0  # weak the human way: never choosing more evenly than the search's visits
@@ -48,7 +48,7 @@ class Level:
 
 
 def levels_path() -> Path:
-    """The level file in use: $KASHGAR_LEVELS if set, else bots/levels.toml."""
+    """The level file in use: $KASHGAR_LEVELS if set, else bots/data/levels.toml."""
     return Path(os.environ.get("KASHGAR_LEVELS") or LEVELS_FILE)
 
 
@@ -130,7 +130,7 @@ def dump_levels(levels: list[Level], header: str = "") -> str:
     return "\n".join(lines) + "\n"
 
 
-def _parse_settings(text: str) -> dict[str, Any]:
+def parse_settings(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if not text:
         return out
@@ -162,7 +162,7 @@ def make_bot(spec: str, **overrides: Any) -> Bot:
         raise ValueError(f"bot {spec!r}: {exc}") from None
 
 
-def _time_alone(kw: dict[str, Any]) -> dict[str, Any]:
+def time_alone(kw: dict[str, Any]) -> dict[str, Any]:
     """A spec that names a time budget and no iteration budget searches by time alone: without
     this, `ismcts:time_ms=100` would also stop at the default 2,000 iterations (about 35 ms)."""
     if kw.get("time_ms") and "iterations" not in kw:
@@ -179,10 +179,10 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
         except KeyError:
             raise ValueError(f"unknown level {name!r} in {spec!r}: "
                              f"{', '.join(x.name for x in load_levels())}") from None
-        bot = level.bot(**_time_alone({**_parse_settings(rest), **overrides}))
+        bot = level.bot(**time_alone({**parse_settings(rest), **overrides}))
         bot.name = spec
         return bot
-    kw = _time_alone({**_parse_settings(rest), **overrides})
+    kw = time_alone({**parse_settings(rest), **overrides})
     if kind == "random":
         from bots.random_bot import RandomBot
 
@@ -198,18 +198,10 @@ def _make_bot(spec: str, **overrides: Any) -> Bot:
         return g
     if kind == "ismcts":
         return ISMCTSBot(ISMCTSConfig(**kw), name=spec)
-    if kind in ("det", "determinized"):
-        from bots.determinized import DeterminizedBot
-
-        return DeterminizedBot(name=spec, **kw)
-    if kind == "openspiel":
-        from bots.openspiel_adapter import OpenSpielISMCTS
-
-        return OpenSpielISMCTS(name=spec, **kw)
     try:
         lv = get_level(kind)
     except KeyError:
-        raise ValueError(f"unknown bot {spec!r}: random, greedy, ismcts, det, openspiel, "
+        raise ValueError(f"unknown bot {spec!r}: random, greedy, ismcts, "
                          f"or a level ({', '.join(x.name for x in load_levels())})") from None
     bot = lv.bot(**kw)
     bot.name = spec

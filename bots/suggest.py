@@ -7,8 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bots.base import Alternative, Analysis, expected_line, final_choice, position_key
-from bots.calibrate import N_WEIGHTS, calibrated, order_of, progress_of, weights_for
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
+from bots.win_prob import N_WEIGHTS, calibrated, order_of, progress_of, weights_for
 
 MAX_WORKERS = 64
 STATS = {"mean_reward": 6, "win_prob": 6, "expected_vp": 4}  # visit-weighted means, rounded to these digits
@@ -89,7 +89,7 @@ def analyse_game(game: Any, *, level: str | None = None, iterations: int | None 
 def calibrate_answer(answer: dict[str, Any], game: Any, level: str | None = None) -> dict[str, Any]:
     """`answer` (an analysis of `game`, or the merge of its parts) with every `win_prob` the
     calibrated chance of its `mean_reward` for `level` (default: DEFAULT_LEVEL), this number of
-    players and the game's progress (`bots.calibrate`); None without a fit."""
+    players and the game's progress (`bots.win_prob`); None without a fit."""
     lv = get_level(level or DEFAULT_LEVEL)
     weights = weights_for(lv, int(game.state.players))
     order = order_of(game.state) if weights is not None and len(weights) > N_WEIGHTS else 0

@@ -3,7 +3,7 @@
 `problems(game)` lists each broken rule of bookkeeping as a sentence (empty: consistent): every
 person card and contract of the game is in exactly one place, resources stay in their bounds, each
 seat's VP are what its caravans and contracts are worth, the display holds at most 4 contracts.
-The property tests and `kashgar fuzz` (`engine_ext.fuzz`) use it.
+The property tests and `kashgar fuzz` (`lab.fuzz`) use it.
 """
 
 from __future__ import annotations

@@ -11,7 +11,10 @@ needs a choice stops the interpreter with a pending decision (`P_*`) until `appl
 
 import itertools
 
-import cython
+try:
+    import cython
+except ImportError:  # interpreted, without Cython installed
+    from engine_ext import cython_shim as cython  # type: ignore[no-redef]
 
 MASK64 = (1 << 64) - 1
 XS_MUL = 2685821657736338717  # xorshift64*

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     """Play the tournament; on Ctrl-C, stop the workers and report the games finished so far
     (labelled as partial) and exit 130."""
     import engine_ext
-    from bots.arena import GameResult, check_arena, run_arena, summarize
+    from lab.arena import GameResult, check_arena, run_arena, summarize
 
     compiled = {"default": None, "compiled": True, "interpreted": False}[args.engine]
     sprt = (args.elo0, args.elo1, args.alpha, args.beta) if args.sprt else None

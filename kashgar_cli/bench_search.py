@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     import engine_ext
     from bots import search_compiled
     from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
-    from bots.levels import make_bot
+    from lab.bots import make_bot
 
     spec = str(getattr(args, "bot", "") or "")
     try:
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     use_os = not getattr(args, "no_openspiel", False)
     if use_os:
         try:
-            from bots.openspiel_adapter import OpenSpielISMCTS
+            from lab.openspiel_adapter import OpenSpielISMCTS
         except ImportError:
             use_os = False
     rows = []

@@ -252,7 +252,7 @@ def bench_level(
 
 
 def run(args: argparse.Namespace) -> int:
-    from service.testing import Gunicorn, http_json
+    from lab.serving import Gunicorn, http_json
 
     cores = cpu_count()
     workers = args.workers or cores

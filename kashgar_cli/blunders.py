@@ -36,10 +36,10 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.arena import wilson
-    from bots.blunders import GAMES_PER_POSITION, contract_positions, skip_rate
-    from bots.levels import make_bot
     from engine_ext import SEEDS
+    from lab.arena import wilson
+    from lab.blunders import GAMES_PER_POSITION, contract_positions, skip_rate
+    from lab.bots import make_bot
 
     try:
         bots = args.bots or default_bots()

@@ -50,9 +50,10 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
     the command that says where they came from, and the seed that picks the held-out games (--seed;
     for saved records without --seed, the seed they were played with, so that the same games are
     held out as when they were played)."""
-    from bots import calibrate
+    from bots import win_prob
+    from lab import calibrate
 
-    preset = calibrate.preset_of(level)
+    preset = win_prob.preset_of(level)
     if args.from_records:
         path = _records_file(args.from_records, level.name, players, saved=True)
         try:
@@ -60,7 +61,7 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         except (OSError, ValueError) as exc:
             raise CliError(f"argument --from-records: cannot read {path}: {exc}") from None
         if header.get("level") != level.name or header.get("players") != players \
-                or not calibrate.same_preset(header.get("preset"), level):
+                or not win_prob.same_preset(header.get("preset"), level):
             raise CliError(f"argument --from-records: {path} holds games of another level, seat count or preset "
                            f"than {level.name} with {players} seats now")
         bad = next((r for r in records if r.order is not None and r.order >= players), None)
@@ -86,12 +87,13 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
 
 def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
     """Play (or read), fit and measure one level with `players` seats; prints its line."""
-    from bots import calibrate
+    from bots import win_prob
+    from lab import calibrate
 
     t0 = time.perf_counter()
     records, source, seed = _records(args, level, players)
     entry = calibrate.calibrate(records, held_out=args.held_out, seed=seed, players=players)
-    entry["preset"] = calibrate.preset_of(level)
+    entry["preset"] = win_prob.preset_of(level)
     entry["seconds"] = round(time.perf_counter() - t0, 1)
     entry["provenance"] = provenance(workers=1 if args.from_records else args.workers)
     entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} {source} "
@@ -142,7 +144,7 @@ def _store(path: str, level: str, players: int, entry: dict[str, Any]) -> None:
     """Put `entry` (a fit of `level` with `players` seats) into the calibration file at `path`: under
     the file's lock, read it again and change only that entry, so that the fits another run wrote
     meanwhile stay."""
-    from bots.calibrate import MODEL
+    from bots.win_prob import MODEL
 
     with _locked(path):
         doc = _read(path, missing_ok=True)
@@ -193,7 +195,7 @@ def _check_writable(path: str) -> None:
 
 
 def register(sub: Any) -> None:
-    from bots.calibrate import CALIBRATION_FILE
+    from bots.win_prob import CALIBRATION_FILE
 
     p = sub.add_parser("calibrate", help="fit win_prob (a chance of winning) to self-play games of each level")
     p.add_argument("--levels", default="", help="comma-separated level names (default: every level)")
@@ -228,7 +230,7 @@ def register(sub: Any) -> None:
 def _merge(args: argparse.Namespace, levels: list[str]) -> int:
     """--merge: each cell's saved runs joined into one records file under --records; every cell
     read and checked before any file is written."""
-    from bots import calibrate
+    from lab import calibrate
 
     if not args.records:
         raise CliError("argument --merge: wants --records DIR (where the joined files go)")
@@ -263,8 +265,8 @@ def _merge(args: argparse.Namespace, levels: list[str]) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots import calibrate
     from bots.levels import load_levels
+    from lab import calibrate
 
     by_name = {lv.name: lv for lv in load_levels()}
     names = list(by_name)

@@ -23,14 +23,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--l2", type=float, default=20.0, help="L2 penalty on the card values")
     p.add_argument("--every", type=positive_int, default=1, help="keep every k-th turn start of a game")
-    p.add_argument("--out", type=output_file, default="bots/eval_weights.json",
+    p.add_argument("--out", type=output_file, default="bots/data/eval_weights.json",
                    help="weights file to write" + OUT_HELP)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.arena import cached_bot
-    from bots.fit_eval import fit_report, write
+    from lab.arena import cached_bot
+    from lab.fit_eval import fit_report, write
 
     try:
         cached_bot(args.policy)  # a bad spec is refused here, before any game

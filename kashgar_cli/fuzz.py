@@ -1,4 +1,4 @@
-"""`kashgar fuzz`: play many seeded games and check every state (`engine_ext.fuzz`).
+"""`kashgar fuzz`: play many seeded games and check every state (`lab.fuzz`).
 
 Exit status 0 when every game passed, 1 when any check failed; each failure is printed with its
 seed and step, and written in full (the state before the failing decision, the decision) to
@@ -13,20 +13,20 @@ import os
 import time
 from typing import Any
 
-from engine_ext.fuzz import GameResult
 from kashgar_cli.errors import check_seeds, process_count
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
+from lab.fuzz import GameResult
 
 
 def _play(task: tuple[int, bool | None, int, int, bool, str]) -> GameResult:
     import engine_ext
-    from engine_ext.fuzz import fuzz_game
+    from lab.fuzz import fuzz_game
 
     seed, compiled, every, cap, both, bot = task
     twin = engine_ext.get_engine(False) if both else None
     chooser = None
     if bot:
-        from bots.arena import cached_bot
+        from lab.arena import cached_bot
 
         chooser = cached_bot(bot).choose
     return fuzz_game(engine_ext.get_engine(True if both else compiled), seed, check_every=every,
@@ -34,7 +34,7 @@ def _play(task: tuple[int, bool | None, int, int, bool, str]) -> GameResult:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.arena import Progress, imap_processes
+    from lab.arena import Progress, imap_processes
 
     if args.games < 1 or args.check_every < 1 or args.max_decisions < 1:
         print("kashgar fuzz: --games, --check-every and --max-decisions must be at least 1")
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             print("kashgar fuzz: --both-builds needs the compiled engine (pip install -e .)")
             return 2
     if args.bot:
-        from bots.arena import cached_bot
+        from lab.arena import cached_bot
 
         try:
             cached_bot(args.bot)

@@ -19,7 +19,7 @@ from kashgar_cli.errors import (
 )
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
 
-DEFAULT_OUT = "bots/levels.toml"
+DEFAULT_OUT = "bots/data/levels.toml"
 
 
 def temperature_cap(text: str) -> float:
@@ -76,7 +76,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.tune import check_tune, tune
+    from lab.tune import check_tune, tune
 
     out = args.out
     if out is None and not args.verify:

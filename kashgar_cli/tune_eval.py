@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bots.spsa import SpsaConfig, tune_weights
+    from lab.spsa import SpsaConfig, tune_weights
 
     logf = open(args.log, "a", encoding="utf-8") if args.log else None  # noqa: SIM115
 

@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 import engine_ext
+from lab.serving import http_json, stack
 from loadtests.stack import DEFAULT_REPORTS
-from service.testing import http_json, stack
 
 TERMINAL = ("finished", "failed", "cancelled")
 

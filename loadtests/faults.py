@@ -30,9 +30,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from lab.serving import Gunicorn, Proc, Worker, free_port, http_json, wait_until
 from loadtests.corpus import load as load_corpus
 from loadtests.stack import DEFAULT_REPORTS, STACK_ENV, cores
-from service.testing import Gunicorn, Proc, Worker, free_port, http_json, wait_until
 
 TERMINAL = ("finished", "failed", "cancelled")
 FAULT_ENV = dict(STACK_ENV, KASHGAR_HEARTBEAT_TIMEOUT="3.0", KASHGAR_HEARTBEAT_INTERVAL="0.3", KASHGAR_MAX_ATTEMPTS="3")
@@ -283,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def kill_worker() -> str:
             # the busiest moment: wait (bounded) for a work horse, then SIGKILL worker and horse
-            from service.testing import descendants
+            from lab.serving import descendants
 
             victim = workers[0]
             assert victim.proc is not None

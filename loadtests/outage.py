@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 import engine_ext
+from lab.serving import Gunicorn, Worker, free_port, http_json, wait_until
 from loadtests.faults import FAULT_ENV, TERMINAL, RestartableRedis
 from loadtests.stack import DEFAULT_REPORTS
-from service.testing import Gunicorn, Worker, free_port, http_json, wait_until
 
 PERIOD_S = 10.0  # deploy/k8s/web.yaml: readinessProbe.periodSeconds
 FAILURE_THRESHOLD = 6  # readinessProbe.failureThreshold

@@ -24,8 +24,8 @@ import time
 from typing import Any
 
 import engine_ext
+from lab.serving import free_port, http_json
 from loadtests.stack import DEFAULT_REPORTS, start_stack
-from service.testing import free_port, http_json
 
 
 def _probe_loop(url: str, timeout: float, until: float, out: list[float], failed: list[str]) -> None:

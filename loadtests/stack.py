@@ -1,5 +1,5 @@
 """Shared helpers of the load and reliability scripts: a stack on loopback (redis-server, gunicorn,
-RQ workers; the process classes of `service.testing`), a bounded headless locust run with its
+RQ workers; the process classes of `lab.serving`), a bounded headless locust run with its
 CSV/HTML reports, and RSS sampling of the stack's processes."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from lab.serving import Gunicorn, RedisServer, Worker, descendants
 from loadtests.env import async_timeout_s
-from service.testing import Gunicorn, RedisServer, Worker, descendants
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

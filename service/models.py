@@ -156,7 +156,7 @@ WIN_PROB = (
     "The chance that the player to move wins if every seat goes on playing at this level: the "
     "search's mean reward and the game's progress (and, for the levels and seat counts where it "
     "predicts better, the mover's place in turn order) mapped by a logistic fit on self-play games "
-    "of the level (bots/win_calibration.json; held-out Brier scores in BENCHMARKS.md). It never falls as "
+    "of the level (bots/data/win_calibration.json; held-out Brier scores in BENCHMARKS.md). It never falls as "
     "mean_reward rises. A request with its own budget (iterations or time_ms) gets the map of its "
     "level (the default level without one), fitted at that level's own budget. null when the level "
     "has no fit for this number of players (a level file other than the shipped one, or a preset "

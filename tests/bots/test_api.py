@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from bots import arena, suggest
+from bots import suggest
 from bots.ismcts_bot import ISMCTSConfig
-from bots.levels import dump_levels, load_levels, make_bot, parse_levels
+from bots.levels import dump_levels, load_levels, parse_levels
 from bots.parallel import root_parallel
-from bots.toygame import ToyState
+from lab import arena
+from lab.bots import make_bot
+from lab.toygame import ToyState
 
 KEYS = {"decision", "decision_text", "alternatives", "line", "win_prob", "expected_vp", "iterations",
         "elapsed_ms", "seed", "level", "compiled"}
@@ -262,7 +264,7 @@ def test_the_baseline_splits_its_budget_into_worlds_by_its_size() -> None:
     """`det` with no `worlds` gives each world about 40 iterations, from 1 to 8 worlds, so a small
     budget is not spread over worlds too small to search; an explicit `worlds` is kept."""
     import engine_ext
-    from bots.determinized import DeterminizedBot, worlds_for
+    from lab.determinized import DeterminizedBot, worlds_for
 
     assert [worlds_for(n) for n in (0, 10, 80, 100, 300, 320, 2000)] == [8, 1, 2, 2, 7, 8, 8]
     game = engine_ext.new_game(2, seed=4)

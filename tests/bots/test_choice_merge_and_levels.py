@@ -20,7 +20,8 @@ import engine_ext
 from bots import ismcts_bot, suggest
 from bots.base import expected_line, position_key
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
-from bots.levels import get_level, make_bot, parse_levels
+from bots.levels import get_level, parse_levels
+from lab.bots import make_bot
 from tests.engine_helpers import require_compiled_search
 
 needs_fork = pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
@@ -144,7 +145,7 @@ def test_determinized_budgets_smaller_than_the_worlds_stop() -> None:
     """A world with a share of 0 and no time budget searched forever (`det:iterations=3,worlds=4`,
     `det:iterations=0`); iterations=0 means one iteration, as for ISMCTSBot. (A subprocess: the
     old code hung.)"""
-    code = ("import engine_ext\nfrom bots.levels import make_bot\ng = engine_ext.new_game(2, seed=5)\n"
+    code = ("import engine_ext\nfrom lab.bots import make_bot\ng = engine_ext.new_game(2, seed=5)\n"
             "for spec in ('det:iterations=3,worlds=4', 'det:iterations=0', 'ismcts:iterations=0'):\n"
             "    print(make_bot(spec).analyse(g, seed=1).iterations)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,

@@ -21,8 +21,8 @@ from bots.features import (
     parse_weights,
     weight_vector,
 )
-from bots.fit_eval import Positions, fit, hybrid_basis, log_loss, play_positions
 from kashgar_cli.main import main as kashgar
+from lab.fit_eval import Positions, fit, hybrid_basis, log_loss, play_positions
 
 
 def _random_state(engine: object, players: int, seed: int, steps: int) -> object:
@@ -95,7 +95,7 @@ def test_shipped_weights_load_and_cover_the_fixed_features() -> None:
     w = load_weights()
     assert set(FIXED) <= set(w)
     assert w["vp"][0] + w["vp"][1] > 0  # more VP is better at any stage of the game
-    doc = json.loads(Path("bots/eval_weights.json").read_text())
+    doc = json.loads(Path("bots/data/eval_weights.json").read_text())
     fitted = doc["fit"]["held_out_log_loss"]
     assert fitted["fitted"] < fitted["hand"] < fitted["chance"]
 

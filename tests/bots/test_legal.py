@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bots.levels import make_bot
+from lab.bots import make_bot
 
 
 def random_states(engine: Any, count: int, seed: int) -> list[Any]:

@@ -12,9 +12,9 @@ import pytest
 
 import engine_ext
 from bots import suggest
-from bots.arena import cached_bot
 from bots.base import final_choice, plausible, sample_by_temperature
 from bots.levels import make_bot
+from lab.arena import cached_bot
 
 FLAT = [3.0, 3.0, 2.0, 2.0, 2.0]
 MEANS = [0.60, 0.58, 0.55, 0.30, 0.10]  # log-odds 0.41, 0.32, 0.20, -0.85, -2.20: the last two clearly worse

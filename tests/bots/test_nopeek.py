@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from bots import load_search, suggest
-from bots.determinized import DeterminizedBot
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_evaluator, new_search
+from lab.determinized import DeterminizedBot
 
 
 def _midgame_doc(engine: Any, players: int, seed: int, moves: int, between_turns: bool = True) -> dict[str, Any]:

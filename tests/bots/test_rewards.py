@@ -7,7 +7,7 @@ import pytest
 from bots.evaluate import KashgarEvaluator, VPEvaluator, softmax_rewards, terminal_rewards
 from bots.features import HAND_SCALE
 from bots.ismcts_bot import ISMCTSBot
-from bots.toygame import ToyState
+from lab.toygame import ToyState
 
 
 def _finished(players: int, seed: int) -> ToyState:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bots import calibrate, matched_search
+from bots import matched_search, win_prob
 from bots.ismcts_bot import ISMCTSConfig, make_evaluator, new_search
 from bots.levels import get_level, make_bot
 from engine_ext.core import S_START
@@ -76,11 +76,11 @@ def test_a_fit_saved_before_a_setting_existed_holds_for_it_at_its_default() -> N
     """A preset stored without a setting added since is the same search with that setting at its
     default; with another value, the fit does not hold."""
     master = get_level("master")
-    stored = {k: v for k, v in calibrate.preset_of(master).items() if k != "tempo"}
-    assert calibrate.same_preset(stored, master)
-    assert not calibrate.same_preset({**stored, "tempo": 0.3}, master)
-    assert not calibrate.same_preset({**stored, "iterations": 1}, master)
-    assert not calibrate.same_preset(None, master)
+    stored = {k: v for k, v in win_prob.preset_of(master).items() if k != "tempo"}
+    assert win_prob.same_preset(stored, master)
+    assert not win_prob.same_preset({**stored, "tempo": 0.3}, master)
+    assert not win_prob.same_preset({**stored, "iterations": 1}, master)
+    assert not win_prob.same_preset(None, master)
 
 
 def test_tempo_changes_a_whole_search_s_answer(engine: Any) -> None:
@@ -101,7 +101,7 @@ def test_tempo_is_refused_where_it_would_do_nothing() -> None:
     """Only the engine's fast leaf applies tempo: with the VP evaluator (or on a state that is not
     Kashgar's) a setting other than 0 is a ValueError, not a search that silently ignores it."""
     from bots.ismcts_bot import ISMCTSBot
-    from bots.toygame import ToyState
+    from lab.toygame import ToyState
 
     with pytest.raises(ValueError, match="tempo"):
         ISMCTSConfig(evaluator="vp", tempo=1.0)

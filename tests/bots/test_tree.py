@@ -123,7 +123,7 @@ def test_softmax_into(search_mod: ModuleType) -> None:
 
 def test_both_builds_agree_on_the_toy_game() -> None:
     from bots.evaluate import VPEvaluator
-    from bots.toygame import ToyState
+    from lab.toygame import ToyState
 
     stats = []
     for mod in _modules():

@@ -141,12 +141,12 @@ def test_an_error_during_tune_games_is_not_called_a_usage_error(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the up-front checks are usage errors (exit 2, one line); a ValueError raised while the
     games run is a bug and keeps its traceback."""
-    import bots.tune
+    import lab.tune
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ValueError("a bug inside a game")
 
-    monkeypatch.setattr(bots.tune, "place_levels", broken)
+    monkeypatch.setattr(lab.tune, "place_levels", broken)
     levels = toy_levels(tmp_path / "toy.toml", ("a", 4, 0.0), ("b", 8, 0.0))
     with pytest.raises(ValueError, match="a bug inside a game"):
         main(["tune", "--game", "toy", "-n", "1", "-j", "1", "--levels", levels, "--out", str(tmp_path / "l.toml"),
@@ -189,7 +189,7 @@ def test_output_paths_are_checked_before_any_game(argv: list[str], option: str, 
 
 def test_verify_writes_no_level_file_and_fails_a_bad_ladder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.chdir(tmp_path)  # the default --out is bots/levels.toml, here
+    monkeypatch.chdir(tmp_path)  # the default --out is bots/data/levels.toml, here
     (tmp_path / "bots").mkdir()
     shipped = tmp_path / "bots" / "levels.toml"
     shipped.write_text("# hand-written header\n" + Path(toy_levels(tmp_path / "x.toml", ("a", 2, 1.0))).read_text())
@@ -392,7 +392,7 @@ def test_ctrl_c_stops_calibrate_and_keeps_the_fits_written(tmp_path: Path) -> No
 def test_an_error_during_the_games_is_not_taken_for_a_bad_argument(monkeypatch: pytest.MonkeyPatch) -> None:
     """The arena turned every ValueError into a usage line and exit 2, a bug in game 6 as well
     (and the games played were lost): only the settings are checked that way now."""
-    import bots.arena as arena_mod
+    import lab.arena as arena_mod
 
     real = arena_mod.play_game
 

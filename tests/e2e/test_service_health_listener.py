@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 import engine_ext
+from lab.serving import Gunicorn, descendants, free_port, http_json, wait_until
 from service import health_listener
 from service.health_listener import DEADLINE_S, MAX_CLIENTS, Checker, HealthListener
-from service.testing import Gunicorn, descendants, free_port, http_json, wait_until
 from tests.engine_helpers import require_compiled
 
 pytestmark = pytest.mark.e2e

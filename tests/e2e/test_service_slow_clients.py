@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from service.testing import Gunicorn, http_json
+from lab.serving import Gunicorn, http_json
 
 pytestmark = pytest.mark.e2e
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import engine_ext
-from service.testing import Gunicorn, RedisServer, Worker, http_json, stack, wait_until
+from lab.serving import Gunicorn, RedisServer, Worker, http_json, stack, wait_until
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""`bots.blunders` and `kashgar blunders`: positions where a contract worth points can be
+"""`lab.blunders` and `kashgar blunders`: positions where a contract worth points can be
 fulfilled, and how often a bot skips it there."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 import engine_ext
-from bots.blunders import contract_positions, skip_rate
 from bots.levels import load_levels
 from kashgar_cli.main import main
+from lab.blunders import contract_positions, skip_rate
 
 
 @pytest.fixture(scope="module")

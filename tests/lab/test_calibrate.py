@@ -14,10 +14,11 @@ from typing import Any
 import pytest
 
 import engine_ext
-from bots import calibrate, suggest
-from bots.calibrate import Record
+from bots import suggest, win_prob
 from bots.levels import get_level
 from kashgar_cli.main import main
+from lab import calibrate
+from lab.calibrate import Record
 
 
 def synthetic(weights: list[float], games: int, per_game: int, seed: int, players: int = 0) -> list[Record]:
@@ -29,15 +30,15 @@ def synthetic(weights: list[float], games: int, per_game: int, seed: int, player
         for _ in range(per_game):
             r, t = rnd.uniform(0.02, 0.98), rnd.random()
             k = rnd.randrange(players) if players else None
-            out.append(Record(g, t, r, int(rnd.random() < calibrate.predict(weights, r, t, k or 0)), k))
+            out.append(Record(g, t, r, int(rnd.random() < win_prob.predict(weights, r, t, k or 0)), k))
     return out
 
 
 @pytest.fixture
 def shipped() -> Iterator[None]:
-    calibrate.load_calibration.cache_clear()
+    win_prob.load_calibration.cache_clear()
     yield
-    calibrate.load_calibration.cache_clear()
+    win_prob.load_calibration.cache_clear()
 
 
 def test_the_fit_recovers_the_weights_of_a_known_model() -> None:
@@ -53,19 +54,19 @@ def test_the_fit_recovers_the_terms_of_the_places_in_turn_order() -> None:
     fitted = calibrate.fit(records, players=3)
     for got, want in zip(fitted, truth, strict=True):
         assert abs(got - want) < 0.15, (fitted, truth)
-    assert len(calibrate.fit(records)) == calibrate.N_WEIGHTS  # without players: the model without places
+    assert len(calibrate.fit(records)) == win_prob.N_WEIGHTS  # without players: the model without places
     with pytest.raises(ValueError, match="place in turn order"):
         calibrate.fit([*records, Record(999, 0.5, 0.5, 1, None)], players=3)
     with pytest.raises(ValueError, match="place in turn order"):
         calibrate.fit([*records, Record(999, 0.5, 0.5, 1, 3)], players=3)
     # calibrate() fits the places where every record has one and says which model it fitted
     doc = calibrate.calibrate(records, held_out=0.3, seed=2, players=3)
-    assert doc["model"] == calibrate.MODEL_ORDER and len(doc["weights"]) == 6
+    assert doc["model"] == win_prob.MODEL_ORDER and len(doc["weights"]) == 6
     assert doc["held_out"]["calibrated"]["log_loss"] < calibrate.calibrate(
         [Record(r.game, r.progress, r.reward, r.won) for r in records], held_out=0.3, seed=2,
         players=3)["held_out"]["calibrated"]["log_loss"]  # the places' terms pay on held-out games
     plain = calibrate.calibrate([Record(r.game, r.progress, r.reward, r.won) for r in records], players=3)
-    assert plain["model"] == calibrate.MODEL and len(plain["weights"]) == 4
+    assert plain["model"] == win_prob.MODEL and len(plain["weights"]) == 4
 
 
 def test_the_places_terms_are_fitted_only_where_they_predict_better() -> None:
@@ -75,18 +76,18 @@ def test_the_places_terms_are_fitted_only_where_they_predict_better() -> None:
     biased = synthetic([0.3, 0.4, -0.5, 1.5, -0.8, 0.6], 400, 50, seed=4, players=3)
     assert calibrate.place_gain(biased, 3) > 0.005
     doc = calibrate.calibrate(biased, held_out=0.3, seed=2, players=3)
-    assert doc["model"] == calibrate.MODEL_ORDER and doc["place_gain"] > 0.005
+    assert doc["model"] == win_prob.MODEL_ORDER and doc["place_gain"] > 0.005
     fair = synthetic([0.3, 0.4, -0.5, 1.5, 0.0, 0.0], 400, 50, seed=5, players=3)
     assert -0.002 < calibrate.place_gain(fair, 3) < 0
     doc = calibrate.calibrate(fair, held_out=0.3, seed=2, players=3)
-    assert doc["model"] == calibrate.MODEL and len(doc["weights"]) == 4 and doc["place_gain"] < 0
+    assert doc["model"] == win_prob.MODEL and len(doc["weights"]) == 4 and doc["place_gain"] < 0
     assert doc["weights"] == calibrate.fit(fair)
     assert doc["held_out"]["by_order_calibrated"]  # the places are still measured
     assert "place_gain" not in calibrate.calibrate([Record(r.game, r.progress, r.reward, r.won) for r in fair],
                                                    players=3)  # records without places: nothing to weigh
     two = [r for r in fair if r.game < 2]  # one game to fit: nothing to cross-validate, no terms
     assert calibrate.place_gain(two[:50], 3) == 0.0
-    assert calibrate.calibrate(two, held_out=0.5, seed=2, players=3)["model"] == calibrate.MODEL
+    assert calibrate.calibrate(two, held_out=0.5, seed=2, players=3)["model"] == win_prob.MODEL
 
 
 def test_held_out_games_measure_the_fit_against_the_raw_score() -> None:
@@ -133,7 +134,7 @@ def test_self_play_records_label_every_searched_decision_with_its_player_s_resul
 def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Watch the decisions `play_game` makes and the state it ends in: a record is labelled won (1)
     exactly when its decision was the final winner's, with the search's raw mean reward."""
-    import bots.arena as arena
+    import lab.arena as arena
 
     real_bot, real_state = arena.cached_bot, arena.new_state
     states: list[Any] = []
@@ -176,7 +177,7 @@ def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monk
 
 
 def by_hand(w: list[float], r: float, t: float, order: int = 0) -> float:
-    """The model, written out here apart from bots.calibrate: logit P = w0 + s * x + w2 * t (+ u_k,
+    """The model, written out here apart from lab.calibrate: logit P = w0 + s * x + w2 * t (+ u_k,
     the weight after w3 numbered by the place k, for a place after the start player's), with
     x = logit(r clipped to [1e-4, 1 - 1e-4]) and the slope s = max(0, w1 + w3 * t) (w1 * x + w3 * t * x
     where that is not negative)."""
@@ -191,20 +192,20 @@ def test_predict_is_the_model_written_out() -> None:
     and the clip of the slope."""
     w = [0.5, 1.0, -2.0, 0.5]
     # x = ln(0.8 / 0.2) = ln 4 = 1.386294; slope 1 + 0.5 * 0.4 = 1.2; z = 0.5 + 1.2 x - 0.8 = 1.363553
-    assert calibrate.predict(w, 0.8, 0.4) == pytest.approx(0.7963366, abs=1e-7)
+    assert win_prob.predict(w, 0.8, 0.4) == pytest.approx(0.7963366, abs=1e-7)
     # x = ln(0.3 / 0.7) = -0.847298; slope 1.5; z = 0.5 - 1.270946 - 2 = -2.770946
-    assert calibrate.predict(w, 0.3, 1.0) == pytest.approx(0.0589145, abs=1e-7)
-    assert calibrate.predict([0.0, 1.0, 0.0, 0.0], 1.0, 0.0) == pytest.approx(0.9999, abs=1e-9)  # r clipped
-    assert calibrate.predict([0.0, 1.0, 0.0, 0.0], 0.0, 0.0) == pytest.approx(0.0001, abs=1e-9)
+    assert win_prob.predict(w, 0.3, 1.0) == pytest.approx(0.0589145, abs=1e-7)
+    assert win_prob.predict([0.0, 1.0, 0.0, 0.0], 1.0, 0.0) == pytest.approx(0.9999, abs=1e-9)  # r clipped
+    assert win_prob.predict([0.0, 1.0, 0.0, 0.0], 0.0, 0.0) == pytest.approx(0.0001, abs=1e-9)
     # slope -1 + 1 * 0.2 < 0: taken as 0, the chance of the intercept alone, whatever the reward
     for r in (0.1, 0.5, 0.9):
-        assert calibrate.predict([0.5, -1.0, 0.0, 1.0], r, 0.2) == pytest.approx(0.6224593, abs=1e-7)
+        assert win_prob.predict([0.5, -1.0, 0.0, 1.0], r, 0.2) == pytest.approx(0.6224593, abs=1e-7)
     # the places' terms (MODEL_ORDER): none for the start player, u_k added to the logit for place k
     wo = [0.5, 1.0, -2.0, 0.5, -1.0, 0.25]
-    assert calibrate.predict(wo, 0.8, 0.4, 0) == pytest.approx(0.7963366, abs=1e-7)
-    assert calibrate.predict(wo, 0.8, 0.4, 1) == pytest.approx(1 / (1 + math.exp(-0.363553)), abs=1e-6)
-    assert calibrate.predict(wo, 0.8, 0.4, 2) == pytest.approx(1 / (1 + math.exp(-1.613553)), abs=1e-6)
-    assert calibrate.predict(w, 0.8, 0.4, 2) == pytest.approx(0.7963366, abs=1e-7)  # MODEL: no place term
+    assert win_prob.predict(wo, 0.8, 0.4, 0) == pytest.approx(0.7963366, abs=1e-7)
+    assert win_prob.predict(wo, 0.8, 0.4, 1) == pytest.approx(1 / (1 + math.exp(-0.363553)), abs=1e-6)
+    assert win_prob.predict(wo, 0.8, 0.4, 2) == pytest.approx(1 / (1 + math.exp(-1.613553)), abs=1e-6)
+    assert win_prob.predict(w, 0.8, 0.4, 2) == pytest.approx(0.7963366, abs=1e-7)  # MODEL: no place term
 
 
 # the cells fitted with a term per place in turn order: played with each decision's place recorded,
@@ -221,17 +222,17 @@ def test_the_shipped_weights_mean_the_model_written_out(level: str, players: int
     """The shipped fits, read from the file itself, mean what the model says: a change to the
     features, their order, the logit or its clips fails here, not only the numbers. The cells whose
     places' terms predict better have a term per place after the start player's, the others none."""
-    entry = json.loads(calibrate.CALIBRATION_FILE.read_text())["levels"][level][str(players)]
+    entry = json.loads(win_prob.CALIBRATION_FILE.read_text())["levels"][level][str(players)]
     w = entry["weights"]
     places = (level, players) in WITH_PLACES
-    assert entry["model"] == (calibrate.MODEL_ORDER if places else calibrate.MODEL)
-    assert len(w) == calibrate.N_WEIGHTS + (players - 1 if places else 0)
-    assert calibrate.weights_for(get_level(level), players) == w
+    assert entry["model"] == (win_prob.MODEL_ORDER if places else win_prob.MODEL)
+    assert len(w) == win_prob.N_WEIGHTS + (players - 1 if places else 0)
+    assert win_prob.weights_for(get_level(level), players) == w
     for r, t in ((0.5, 0.0), (0.9, 0.1), (0.9, 0.6), (0.2, 0.3), (0.05, 1.0), (0.999999, 0.8), (0.0, 0.5)):
         for order in range(players):
             want = by_hand(w, r, t, order if places else 0)
-            assert calibrate.predict(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
-            assert calibrate.win_prob(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
+            assert win_prob.predict(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
+            assert win_prob.win_prob(w, r, t, order) == pytest.approx(want, abs=1e-12), (r, t, order)
 
 
 def test_progress_is_the_leader_s_vp_over_25() -> None:
@@ -242,17 +243,17 @@ def test_progress_is_the_leader_s_vp_over_25() -> None:
         def vp(self, p: int) -> int:
             return self._vp[p]
 
-    assert calibrate.progress_of(Seats(3, 11, 7)) == pytest.approx(11 / 25)
-    assert calibrate.progress_of(Seats(0, 0)) == 0.0
-    assert calibrate.progress_of(Seats(2, 30, 26, 1)) == 1.0  # at most 1
-    assert calibrate.progress_of(Seats(-2, -1)) == 0.0  # a Bettler and a Gewürzhändler: at least 0
+    assert win_prob.progress_of(Seats(3, 11, 7)) == pytest.approx(11 / 25)
+    assert win_prob.progress_of(Seats(0, 0)) == 0.0
+    assert win_prob.progress_of(Seats(2, 30, 26, 1)) == 1.0  # at most 1
+    assert win_prob.progress_of(Seats(-2, -1)) == 0.0  # a Bettler and a Gewürzhändler: at least 0
     g = engine_ext.new_game(players=3, seed=4)
     rnd = random.Random(1)
     while max(g.state.vp(p) for p in range(3)) < 5:
         g.apply(rnd.choice(g.legal()))
     leader = max(g.state.vp(p) for p in range(3))
     assert 5 <= leader < 25
-    assert calibrate.progress_of(g.state) == pytest.approx(leader / 25)
+    assert win_prob.progress_of(g.state) == pytest.approx(leader / 25)
 
 
 def test_win_prob_never_falls_as_the_mean_reward_rises(shipped: None) -> None:
@@ -264,30 +265,30 @@ def test_win_prob_never_falls_as_the_mean_reward_rises(shipped: None) -> None:
     rewards = [0.0, 1e-5, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.99999, 1.0]
     for lv in load_levels():
         for players in (2, 3, 4):
-            w = calibrate.weights_for(lv, players)
+            w = win_prob.weights_for(lv, players)
             assert w is not None, (lv.name, players)
             for t in (0.0, 0.1, 0.2, 0.5, 1.0):
-                probs = [calibrate.predict(w, r, t) for r in rewards]
+                probs = [win_prob.predict(w, r, t) for r in rewards]
                 assert probs == sorted(probs), (lv.name, players, t, probs)
-    w = calibrate.weights_for(get_level("novice"), 2)
+    w = win_prob.weights_for(get_level("novice"), 2)
     assert w is not None and w[1] + w[3] * 0.1 < 0  # the fit itself slopes down there
-    assert calibrate.predict(w, 0.9, 0.1) == calibrate.predict(w, 0.6, 0.1)  # a tie, not an inversion
-    assert calibrate.predict(w, 0.9, 0.5) > calibrate.predict(w, 0.6, 0.5)
+    assert win_prob.predict(w, 0.9, 0.1) == win_prob.predict(w, 0.6, 0.1)  # a tie, not an inversion
+    assert win_prob.predict(w, 0.9, 0.5) > win_prob.predict(w, 0.6, 0.5)
 
 
 def test_an_entry_fitted_under_another_model_gives_no_weights(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
-    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     models = {e["model"] for by in doc["levels"].values() for e in by.values()}
-    assert models <= {calibrate.MODEL, calibrate.MODEL_ORDER}
+    assert models <= {win_prob.MODEL, win_prob.MODEL_ORDER}
     doc["levels"]["club"]["2"]["model"] = "logit P = w0 + w1 * reward"
     del doc["levels"]["club"]["3"]["model"]  # written before entries named their model
     path = tmp_path / "cal.json"
     path.write_text(json.dumps(doc))
-    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
-    assert calibrate.weights_for(get_level("club"), 2) is None
-    assert calibrate.weights_for(get_level("club"), 3) is None
-    assert calibrate.weights_for(get_level("club"), 4) == doc["levels"]["club"]["4"]["weights"]
+    monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
+    assert win_prob.weights_for(get_level("club"), 2) is None
+    assert win_prob.weights_for(get_level("club"), 3) is None
+    assert win_prob.weights_for(get_level("club"), 4) == doc["levels"]["club"]["4"]["weights"]
     out = suggest.analyse_state(engine_ext.new_game(players=2, seed=8).to_json(), level="club", iterations=60)
     assert out["win_prob"] is None
 
@@ -304,30 +305,30 @@ def test_a_rewritten_or_mended_file_takes_effect_without_a_restart(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
     """The file was read once per process: a running server kept an old fit after `kashgar
     calibrate` wrote a new one, and null after a damaged file was mended."""
-    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     path = tmp_path / "cal.json"
-    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
+    monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
     club = get_level("club")
     state = engine_ext.new_game(players=2, seed=8).to_json()
-    assert calibrate.load_calibration() == {}  # none yet
+    assert win_prob.load_calibration() == {}  # none yet
     write_replacing(path, '{"levels": {"club": ', 1_000_000_000)  # damaged
-    assert calibrate.weights_for(club, 2) is None
+    assert win_prob.weights_for(club, 2) is None
     assert suggest.analyse_state(state, level="club", iterations=60)["win_prob"] is None
     write_replacing(path, json.dumps(doc), 2_000_000_000)  # mended
-    assert calibrate.weights_for(club, 2) == doc["levels"]["club"]["2"]["weights"]
+    assert win_prob.weights_for(club, 2) == doc["levels"]["club"]["2"]["weights"]
     first = suggest.analyse_state(state, level="club", iterations=60)["win_prob"]
     assert first is not None
     doc["levels"]["club"]["2"]["weights"] = [3.0, 0.0, 0.0, 0.0]  # a new fit
     write_replacing(path, json.dumps(doc), 3_000_000_000)
-    assert calibrate.weights_for(club, 2) == [3.0, 0.0, 0.0, 0.0]
+    assert win_prob.weights_for(club, 2) == [3.0, 0.0, 0.0, 0.0]
     assert suggest.analyse_state(state, level="club", iterations=60)["win_prob"] == pytest.approx(
         1 / (1 + math.exp(-3.0)), abs=1e-6)
     doc["levels"]["club"]["2"]["weights"] = [2.0, 0.0, 0.0, 0.0]  # written in place, same size
     path.write_text(json.dumps(doc))
     os.utime(path, ns=(4_000_000_000, 4_000_000_000))
-    assert calibrate.weights_for(club, 2) == [2.0, 0.0, 0.0, 0.0]
+    assert win_prob.weights_for(club, 2) == [2.0, 0.0, 0.0, 0.0]
     path.unlink()
-    assert calibrate.load_calibration() == {} and calibrate.weights_for(club, 2) is None
+    assert win_prob.load_calibration() == {} and win_prob.weights_for(club, 2) is None
 
 
 def test_an_unchanged_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
@@ -337,30 +338,30 @@ def test_an_unchanged_file_is_read_once(tmp_path: Path, monkeypatch: pytest.Monk
     real = json.load
     monkeypatch.setattr(json, "load", lambda fh: reads.append(fh.name) or real(fh))
     for _ in range(5):
-        assert calibrate.load_calibration(str(path)) == {"levels": {}}
+        assert win_prob.load_calibration(str(path)) == {"levels": {}}
     assert reads == [str(path)]
-    calibrate.load_calibration.cache_clear()
-    assert calibrate.load_calibration(str(path)) == {"levels": {}}
+    win_prob.load_calibration.cache_clear()
+    assert win_prob.load_calibration(str(path)) == {"levels": {}}
     assert reads == [str(path)] * 2
 
 
 def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> None:
-    """docs/calibration holds the records of shipped fits, so that a new model is fitted on them
+    """lab/data/calibration holds the records of shipped fits, so that a new model is fitted on them
     without playing: each file is of the level's preset as shipped, and fitting it gives the
     shipped weights and the held-out games and decisions."""
-    folder = Path(__file__).resolve().parents[2] / "docs" / "calibration"
+    folder = Path(__file__).resolve().parents[2] / "lab" / "data" / "calibration"
     files = sorted(folder.glob("*.jsonl.gz"))
     assert files
-    doc = calibrate.load_calibration()
+    doc = win_prob.load_calibration()
     for path in files:
         header, records = calibrate.read_records(path)
         entry = doc["levels"][header["level"]][str(header["players"])]
         assert path.name == f"{header['level']}-{header['players']}p.jsonl.gz"
         level = get_level(header["level"])
-        assert calibrate.same_preset(header["preset"], level) and calibrate.same_preset(entry["preset"], level)
+        assert win_prob.same_preset(header["preset"], level) and win_prob.same_preset(entry["preset"], level)
         # the records have the places: the model has their terms where they predict better
         places = entry["place_gain"] > 0
-        assert entry["model"] == (calibrate.MODEL_ORDER if places else calibrate.MODEL)
+        assert entry["model"] == (win_prob.MODEL_ORDER if places else win_prob.MODEL)
         assert calibrate.fit(records, players=header["players"] if places else None) == pytest.approx(
             entry["weights"], abs=1e-9)
         assert len({r.game for r in records}) == entry["games"] and len(records) == entry["decisions"]
@@ -370,16 +371,16 @@ def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> Non
 def test_every_shipped_level_is_calibrated_for_2_to_4_players(shipped: None) -> None:
     from bots.levels import load_levels
 
-    doc = calibrate.load_calibration()
+    doc = win_prob.load_calibration()
     for lv in load_levels():
         for players in (2, 3, 4):
             entry = doc["levels"][lv.name][str(players)]
-            assert calibrate.weights_for(lv, players) == entry["weights"], (lv.name, players)
+            assert win_prob.weights_for(lv, players) == entry["weights"], (lv.name, players)
             h = entry["held_out"]
             assert h["calibrated"]["brier"] <= h["raw"]["brier"], (lv.name, players)
             assert h["calibrated"]["log_loss"] <= h["raw"]["log_loss"], (lv.name, players)
             if "place_gain" in entry:  # played with the places recorded: their terms where they pay
-                assert (entry["model"] == calibrate.MODEL_ORDER) == (entry["place_gain"] > 0), (lv.name, players)
+                assert (entry["model"] == win_prob.MODEL_ORDER) == (entry["place_gain"] > 0), (lv.name, players)
 
 
 def test_win_prob_is_the_calibrated_chance_of_the_mean_reward(shipped: None) -> None:
@@ -387,11 +388,11 @@ def test_win_prob_is_the_calibrated_chance_of_the_mean_reward(shipped: None) -> 
     for _ in range(30):
         g.apply(g.legal()[0])
     out = suggest.analyse_state(g.to_json(observer=g.current_player), level="club", iterations=200, seed=3)
-    weights = calibrate.weights_for(get_level("club"), 2)
-    t = calibrate.progress_of(g.state)
+    weights = win_prob.weights_for(get_level("club"), 2)
+    t = win_prob.progress_of(g.state)
     for alt in out["alternatives"]:
         if alt["mean_reward"] is not None:
-            assert alt["win_prob"] == pytest.approx(calibrate.predict(weights, alt["mean_reward"], t), abs=1e-6)
+            assert alt["win_prob"] == pytest.approx(win_prob.predict(weights, alt["mean_reward"], t), abs=1e-6)
     chosen = next(a for a in out["alternatives"] if a["decision_text"] == out["decision_text"])
     assert out["win_prob"] == chosen["win_prob"]
 
@@ -400,58 +401,58 @@ def test_win_prob_counts_the_mover_s_place_in_turn_order(tmp_path: Path, monkeyp
                                                          shipped: None) -> None:
     """With weights of MODEL_ORDER, a suggestion's win_prob is the chance for the mover's place:
     found from the state's start player (dealt: a deal whose start player is not seat 0)."""
-    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     terms = [0.0, 1.0, 0.0, 0.0, -3.0, 1.0, 2.0]  # places 1, 2, 3 far apart
-    doc["levels"]["club"]["4"].update(model=calibrate.MODEL_ORDER, weights=terms)
+    doc["levels"]["club"]["4"].update(model=win_prob.MODEL_ORDER, weights=terms)
     path = tmp_path / "cal.json"
     path.write_text(json.dumps(doc))
-    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
-    calibrate.load_calibration.cache_clear()
+    monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
+    win_prob.load_calibration.cache_clear()
     g = next(g for g in (engine_ext.new_game(players=4, seed=s) for s in range(40)) if g.current_player != 0)
     start = g.current_player
     seen = set()
     while len(seen) < 4:
         mover = g.current_player
         place = (mover - start) % 4
-        assert calibrate.order_of(g.state) == place
+        assert win_prob.order_of(g.state) == place
         if place not in seen and len(g.legal()) > 1:
             seen.add(place)
             out = suggest.analyse_state(g.to_json(observer=mover), level="club", iterations=60, seed=1)
-            t = calibrate.progress_of(g.state)
+            t = win_prob.progress_of(g.state)
             for alt in out["alternatives"]:
                 if alt["mean_reward"] is not None:
-                    want = calibrate.predict(terms, alt["mean_reward"], t, place)
+                    want = win_prob.predict(terms, alt["mean_reward"], t, place)
                     assert alt["win_prob"] == pytest.approx(want, abs=1e-6), place
         g.apply(g.legal()[0])
 
 
 def test_weights_of_the_wrong_length_for_their_model_give_no_win_prob(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
-    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     path = tmp_path / "cal.json"
-    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
+    monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
     club = get_level("club")
-    for model, weights, ok in ((calibrate.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0, 0.5, 0.5], True),
-                               (calibrate.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0, 0.5], False),
-                               (calibrate.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0], False),
-                               (calibrate.MODEL, [0.0, 1.0, 0.0, 0.0, 0.5, 0.5], False),
-                               (calibrate.MODEL, [0.0, 1.0, 0.0, 0.0], True)):
+    for model, weights, ok in ((win_prob.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0, 0.5, 0.5], True),
+                               (win_prob.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0, 0.5], False),
+                               (win_prob.MODEL_ORDER, [0.0, 1.0, 0.0, 0.0], False),
+                               (win_prob.MODEL, [0.0, 1.0, 0.0, 0.0, 0.5, 0.5], False),
+                               (win_prob.MODEL, [0.0, 1.0, 0.0, 0.0], True)):
         doc["levels"]["club"]["3"].update(model=model, weights=weights)
         path.write_text(json.dumps(doc))
-        calibrate.load_calibration.cache_clear()
-        assert (calibrate.weights_for(club, 3) == weights) is ok, (model, weights)
+        win_prob.load_calibration.cache_clear()
+        assert (win_prob.weights_for(club, 3) == weights) is ok, (model, weights)
 
 
 def test_a_level_whose_preset_changed_since_its_fit_has_no_win_prob(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
-    doc = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     doc["levels"]["club"]["2"]["preset"]["iterations"] += 1
     path = tmp_path / "cal.json"
     path.write_text(json.dumps(doc))
-    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
-    calibrate.load_calibration.cache_clear()
-    assert calibrate.weights_for(get_level("club"), 2) is None
-    assert calibrate.weights_for(get_level("club"), 3) is not None
+    monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
+    win_prob.load_calibration.cache_clear()
+    assert win_prob.weights_for(get_level("club"), 2) is None
+    assert win_prob.weights_for(get_level("club"), 3) is not None
     out = suggest.analyse_state(engine_ext.new_game(players=2, seed=8).to_json(), level="club", iterations=60)
     assert out["win_prob"] is None
     assert all(a["win_prob"] is None for a in out["alternatives"])
@@ -479,9 +480,9 @@ def test_the_command_fits_and_keeps_other_entries(tmp_path: Path, capsys: pytest
     # games played now record each decision's place in turn order: w0..w3, and the second place's
     # term where it predicts better, cross-validated
     places = entry["place_gain"] > 0
-    assert entry["model"] == (calibrate.MODEL_ORDER if places else calibrate.MODEL)
+    assert entry["model"] == (win_prob.MODEL_ORDER if places else win_prob.MODEL)
     assert len(entry["weights"]) == 4 + places and all(math.isfinite(w) for w in entry["weights"])
-    assert entry["games"] == 12 and entry["preset"] == calibrate.preset_of(get_level("novice"))
+    assert entry["games"] == 12 and entry["preset"] == win_prob.preset_of(get_level("novice"))
     assert doc["levels"]["master"]["2"]["weights"] == [0, 1, 0, 0]
     assert "novice" in capsys.readouterr().out
     doc["levels"]["master"]["2"] = entry  # the table reads every entry's held-out measures
@@ -511,21 +512,21 @@ def test_a_damaged_calibration_file_gives_no_win_prob_not_an_error(
 
     path = tmp_path / "cal.json"
     path.write_text(text)
-    monkeypatch.setattr(calibrate, "CALIBRATION_FILE", path)
-    calibrate.load_calibration.cache_clear()
+    monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
+    win_prob.load_calibration.cache_clear()
     if "preset" in text:  # malformed weights, under the shipped preset and model
         doc = json.loads(text)
-        doc["levels"]["club"]["2"]["preset"] = calibrate.preset_of(get_level("club"))
-        doc["levels"]["club"]["2"]["model"] = calibrate.MODEL
+        doc["levels"]["club"]["2"]["preset"] = win_prob.preset_of(get_level("club"))
+        doc["levels"]["club"]["2"]["model"] = win_prob.MODEL
         path.write_text(json.dumps(doc))
     logged: list[str] = []
     handler = logging.Handler(logging.ERROR)
     handler.emit = lambda record: logged.append(record.getMessage())  # type: ignore[method-assign]
-    logging.getLogger("kashgar.calibrate").addHandler(handler)  # the service's logging may not propagate
+    logging.getLogger("kashgar.win_prob").addHandler(handler)  # the service's logging may not propagate
     try:
-        assert calibrate.weights_for(get_level("club"), 2) is None
+        assert win_prob.weights_for(get_level("club"), 2) is None
     finally:
-        logging.getLogger("kashgar.calibrate").removeHandler(handler)
+        logging.getLogger("kashgar.win_prob").removeHandler(handler)
     assert len(logged) == 1 and ("is null" in logged[0]), logged
     state = engine_ext.new_game(players=2, seed=8).to_json()
     r = create_app({"TESTING": True, "log_level": "WARNING"}).test_client().post(
@@ -546,11 +547,11 @@ def test_merged_parts_get_the_chance_of_their_merged_mean_reward(shipped: None) 
         "/suggest", json={"state": g.to_json(), "level": "casual", "iterations": 90, "parallel": 3,
                           "mode": "sync", "seed": 2}).get_json()
     assert out["parts"] == 3
-    weights = calibrate.weights_for(get_level("casual"), 3)
-    t, order = calibrate.progress_of(g.state), calibrate.order_of(g.state)
+    weights = win_prob.weights_for(get_level("casual"), 3)
+    t, order = win_prob.progress_of(g.state), win_prob.order_of(g.state)
     for alt in out["alternatives"]:
         if alt["mean_reward"] is not None:
-            assert alt["win_prob"] == pytest.approx(calibrate.predict(weights, alt["mean_reward"], t, order), abs=2e-6)
+            assert alt["win_prob"] == pytest.approx(win_prob.predict(weights, alt["mean_reward"], t, order), abs=2e-6)
 
 
 def test_the_command_wants_games_on_both_sides_of_the_split(tmp_path: Path,

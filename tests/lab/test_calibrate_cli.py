@@ -16,14 +16,15 @@ from typing import Any
 
 import pytest
 
-from bots import calibrate
+from bots import win_prob
 from kashgar_cli import calibrate as cli_calibrate
 from kashgar_cli.main import main
+from lab import calibrate
 
 
 def entry(tag: float) -> dict[str, Any]:
     """A stand-in fit (only its weights tell it apart)."""
-    return {"weights": [tag, 1.0, 0.0, 0.0], "model": calibrate.MODEL}
+    return {"weights": [tag, 1.0, 0.0, 0.0], "model": win_prob.MODEL}
 
 
 def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -70,7 +71,7 @@ def test_a_malformed_file_is_a_one_line_error_naming_it_before_any_game(
 def test_the_table_shows_a_measure_an_entry_lacks_as_a_dash(tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     """An entry without held-out measures (one written by hand) was a KeyError traceback."""
-    shipped = json.loads(calibrate.CALIBRATION_FILE.read_text())
+    shipped = json.loads(win_prob.CALIBRATION_FILE.read_text())
     doc = {"levels": {"master": {"2": {"weights": [0, 1, 0, 0]}},
                       "club": {"2": shipped["levels"]["club"]["2"],
                                "3": {"games": 10, "held_out": {"decisions": 7, "raw": {"brier": 0.25}}}}}}
@@ -163,7 +164,7 @@ def test_the_table_reads_a_file_it_cannot_write(tmp_path: Path, monkeypatch: pyt
     user other than its owner). Tests run as root, where chmod stops no write: os.access stands in."""
     no_games(monkeypatch)
     out = tmp_path / "cal.json"
-    out.write_text(calibrate.CALIBRATION_FILE.read_text())
+    out.write_text(win_prob.CALIBRATION_FILE.read_text())
     out.chmod(0o444)
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if mode & os.W_OK else real_access(p, mode, **kw))
@@ -292,7 +293,7 @@ def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: 
 
     no_games(monkeypatch)
     club = next(lv for lv in load_levels() if lv.name == "club")
-    preset = dict(calibrate.preset_of(club), iterations=1)  # the level was changed since
+    preset = dict(win_prob.preset_of(club), iterations=1)  # the level was changed since
     calibrate.write_records(tmp_path / "club-2p.jsonl", {"level": "club", "players": 2, "preset": preset},
                             made_up_records())
     out = tmp_path / "cal.json"
@@ -300,7 +301,7 @@ def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: 
     assert main([*argv, "--players", "2"]) != 0
     assert "another level, seat count or preset" in one_line_error(capsys)
     calibrate.write_records(tmp_path / "club-2p.jsonl",
-                            {"level": "club", "players": 2, "preset": calibrate.preset_of(club)}, made_up_records())
+                            {"level": "club", "players": 2, "preset": win_prob.preset_of(club)}, made_up_records())
     assert main([*argv, "--players", "2,3"]) != 0  # club-3p.jsonl is missing: nothing fitted, not even 2p
     assert "club-3p.jsonl" in one_line_error(capsys)
     assert not out.exists()
@@ -315,7 +316,7 @@ def test_records_kept_compressed_are_fitted_as_the_plain_file(tmp_path: Path, mo
     from bots.levels import get_level
 
     no_games(monkeypatch)
-    header = {"level": "club", "players": 2, "preset": calibrate.preset_of(get_level("club")), "seed": 3}
+    header = {"level": "club", "players": 2, "preset": win_prob.preset_of(get_level("club")), "seed": 3}
     calibrate.write_records(tmp_path / "club-2p.jsonl", header, made_up_records())
     text = (tmp_path / "club-2p.jsonl").read_bytes()
     argv = ["calibrate", "--levels", "club", "--players", "2", "--from-records", str(tmp_path)]
@@ -342,7 +343,7 @@ def test_saved_records_of_a_place_in_turn_order_the_game_lacks_are_refused_befor
     recs = made_up_records()
     recs[7] = calibrate.Record(recs[7].game, recs[7].progress, recs[7].reward, recs[7].won, 2)
     calibrate.write_records(tmp_path / "club-2p.jsonl",
-                            {"level": "club", "players": 2, "preset": calibrate.preset_of(get_level("club"))}, recs)
+                            {"level": "club", "players": 2, "preset": win_prob.preset_of(get_level("club"))}, recs)
     out = tmp_path / "cal.json"
     assert main(["calibrate", "--levels", "club", "--players", "2", "--from-records", str(tmp_path),
                  "--out", str(out)]) != 0
@@ -359,7 +360,7 @@ def test_saved_records_of_too_few_games_are_a_one_line_error(tmp_path: Path, mon
     no_games(monkeypatch)
     one_game = [r for r in made_up_records() if r.game == 0]
     calibrate.write_records(tmp_path / "novice-2p.jsonl",
-                            {"level": "novice", "players": 2, "preset": calibrate.preset_of(get_level("novice"))},
+                            {"level": "novice", "players": 2, "preset": win_prob.preset_of(get_level("novice"))},
                             one_game)
     out = tmp_path / "cal.json"
     assert main(["calibrate", "--levels", "novice", "--players", "2", "--from-records", str(tmp_path),
@@ -391,7 +392,7 @@ def test_runs_that_do_not_follow_on_are_refused_and_nothing_is_written(tmp_path:
     from bots.levels import get_level
 
     no_games(monkeypatch)
-    preset = calibrate.preset_of(get_level("club"))
+    preset = win_prob.preset_of(get_level("club"))
     recs = made_up_records(4)  # games 0..3
 
     def run(folder: str, seed: int, games: int, records: list[calibrate.Record], **header: Any) -> str:

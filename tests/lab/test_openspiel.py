@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pyspiel  # noqa: F401  (installed with the test extra: the adapter is tested, never skipped)
 
-from bots import arena
-from bots.levels import make_bot
-from bots.openspiel_adapter import KashgarSpielGame, OpenSpielISMCTS
+from lab import arena
+from lab.bots import make_bot
+from lab.openspiel_adapter import KashgarSpielGame, OpenSpielISMCTS
 
 
 def test_resample_keeps_the_information_state() -> None:

@@ -1,4 +1,4 @@
-"""SPSA tuning of the evaluation weights (`bots.spsa`, `kashgar tune-eval`): the optimiser climbs a
+"""SPSA tuning of the evaluation weights (`lab.spsa`, `kashgar tune-eval`): the optimiser climbs a
 noisy pairwise objective, the parameters map onto weights, and real greedy game pairs say which
 weight set plays better."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bots.features import HAND_WEIGHTS, load_weights, parse_weights
-from bots.spsa import CARDS, PairPlayer, SpsaConfig, default_params, spsa, theta_of, weights_of
 from engine_ext import Engine
+from lab.spsa import CARDS, PairPlayer, SpsaConfig, default_params, spsa, theta_of, weights_of
 from tests.engine_helpers import random_walk
 
 
@@ -100,7 +100,7 @@ def test_cli_writes_a_loadable_weights_file(tmp_path: Path) -> None:
     assert any(k.startswith("card:") for k in weights)
 
     from bots.greedy import GreedyBot
-    from bots.levels import make_bot
+    from lab.bots import make_bot
 
     bot = make_bot(f"greedy:evaluator=fitted,weights={out}")
     assert isinstance(bot, GreedyBot) and bot.weights == str(out)
@@ -118,29 +118,29 @@ def test_the_tuned_evaluator_rolls_out_by_its_own_weights() -> None:
     from bots.evaluate import FittedEvaluator, KashgarEvaluator, TunedEvaluator
 
     tuned = TunedEvaluator()
-    doc = json.loads(Path("bots/eval_tuned.json").read_text())
+    doc = json.loads(Path("bots/data/eval_tuned.json").read_text())
     assert doc["tuned"]["pairs"] >= 1000  # the shipped file comes from a real run
     assert tuned.weights == parse_weights(doc)
     assert tuned.rollout_weights() == tuned.engine_weights() != KashgarEvaluator().engine_weights()
-    same_file = FittedEvaluator(path="bots/eval_tuned.json")
+    same_file = FittedEvaluator(path="bots/data/eval_tuned.json")
     assert same_file.engine_weights() == tuned.engine_weights()
     assert same_file.rollout_weights() == KashgarEvaluator().rollout_weights()
 
 
 def test_a_macro_search_makes_its_in_turn_choices_by_the_tuned_weights(compiled_engine: Engine) -> None:
-    from bots.levels import make_bot
+    from lab.bots import make_bot
 
     st = random_walk(compiled_engine, 2, 11, 60).state
     assert not st.is_terminal()
     spec = "ismcts:iterations=400,macro=1,rollout=turn,eps=0,{}"
     by_tuned = make_bot(spec.format("evaluator=tuned")).analyse(st, seed=5)
-    by_hand = make_bot(spec.format("evaluator=fitted,weights=bots/eval_tuned.json")).analyse(st, seed=5)
+    by_hand = make_bot(spec.format("evaluator=fitted,weights=bots/data/eval_tuned.json")).analyse(st, seed=5)
     # the same leaf values; only the greedy choices inside the simulated turns differ
     assert [a.visits for a in by_tuned.alternatives] != [a.visits for a in by_hand.alternatives]
 
 
 def test_card_parameters_expand_one_per_card_and_bad_ones_are_named() -> None:
-    from bots.spsa import expand_params
+    from lab.spsa import expand_params
 
     cards = ["card:bauer", "card:hirte", "vp"]
     assert expand_params(["vp.a", "card:*.a"], cards) == ["vp.a", "card:bauer.a", "card:hirte.a"]
@@ -156,13 +156,13 @@ def test_card_parameters_expand_one_per_card_and_bad_ones_are_named() -> None:
 
 def test_an_injected_leaf_evaluator_is_the_one_the_search_uses(compiled_engine: Engine) -> None:
     from bots.evaluate import PlayWeightsEvaluator
-    from bots.levels import make_bot
+    from lab.bots import make_bot
 
     st = random_walk(compiled_engine, 2, 11, 60).state
     spec = "ismcts:iterations=300,macro=1,rollout=turn,eps=0"
     by_file = make_bot(spec + ",evaluator=tuned").analyse(st, seed=5)
     injected = make_bot(spec)
-    injected.leaf_evaluator = PlayWeightsEvaluator(load_weights("bots/eval_tuned.json"))
+    injected.leaf_evaluator = PlayWeightsEvaluator(load_weights("bots/data/eval_tuned.json"))
     same = injected.analyse(st, seed=5)
     assert [(a.code, a.visits) for a in same.alternatives] == [(a.code, a.visits) for a in by_file.alternatives]
     injected.leaf_evaluator = PlayWeightsEvaluator(dict(HAND_WEIGHTS))
@@ -171,7 +171,7 @@ def test_an_injected_leaf_evaluator_is_the_one_the_search_uses(compiled_engine: 
 
 
 def test_search_game_pairs_tell_a_sensible_weight_set_from_a_blind_one() -> None:
-    from bots.spsa import pair_bot
+    from lab.spsa import pair_bot
 
     params = ["vp.a", "spices.a", "gold.a", "mules.a", "best_contract.a"]
     hand = theta_of(HAND_WEIGHTS, params)

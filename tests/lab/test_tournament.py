@@ -4,7 +4,7 @@ with intervals, are in BENCHMARKS.md)."""
 from __future__ import annotations
 
 import engine_ext
-from bots import arena
+from lab import arena
 
 
 def test_ismcts_beats_random_on_kashgar() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from bots.ismcts_bot import ISMCTSConfig
 from bots.levels import Level, dump_levels, load_levels
-from bots.tune import tune
+from lab.tune import tune
 
 
 def _toy_presets(levels: list[Level], tmp_path: Path) -> tuple[list[Level], Path]:
@@ -38,7 +38,7 @@ def test_tune_writes_ladder(tmp_path: Path) -> None:
 
 
 def test_a_preset_is_lifted_above_a_strengthened_lower_level() -> None:
-    from bots.tune import above
+    from lab.tune import above
 
     base = load_levels()[0]
     lower = Level("low", "", base.config.with_(iterations=200, temperature=0.4))
@@ -68,7 +68,7 @@ def test_top_down_tuning_keeps_the_strongest_preset_and_weakens_below(tmp_path: 
 
 
 def test_a_preset_is_lowered_below_its_upper_level() -> None:
-    from bots.tune import below, weaken
+    from lab.tune import below, weaken
 
     base = load_levels()[0]
     upper = Level("up", "", base.config.with_(iterations=400, temperature=0.0))
@@ -90,7 +90,7 @@ def test_a_preset_is_lowered_below_its_upper_level() -> None:
 
 
 def test_presets_of_another_search_are_played_as_given() -> None:
-    from bots.tune import above, below, same_search
+    from lab.tune import above, below, same_search
 
     plain = ISMCTSConfig(iterations=1000, temperature=0.0)
     macro = Level("expert", "", plain.with_(iterations=150, temperature=0.1, macro=1, rollout="turn"))
@@ -104,7 +104,7 @@ def test_presets_of_another_search_are_played_as_given() -> None:
 
 
 def test_a_finer_grow_takes_finer_steps() -> None:
-    from bots.tune import above, below, weaken
+    from lab.tune import above, below, weaken
 
     base = load_levels()[0].config
     lv = Level("x", "", base.with_(iterations=200, temperature=0.1))
@@ -119,7 +119,7 @@ def test_a_finer_grow_takes_finer_steps() -> None:
 @pytest.mark.parametrize("from_top", [True, False])
 def test_the_step_below_the_strongest_level_plays_its_own_number_of_games(tmp_path: Path,
                                                                           from_top: bool) -> None:
-    from bots.tune import place_levels
+    from lab.tune import place_levels
 
     small, _ = _toy_presets(load_levels()[:3], tmp_path)
     _, steps = place_levels(small, games=10, top_games=4, max_rounds=0, game="toy", from_top=from_top)

@@ -17,13 +17,13 @@ import redis
 from rq import SimpleWorker
 
 import engine_ext
+from lab.serving import RedisServer, Worker, free_port, wait_until
 from service import create_app, search
 from service.config import Settings
 from service.jobs import JobManager, SqliteStore, build_manager, runner
 from service.jobs.model import JobStatus, job_status
 from service.jobs.queue import EmbeddedQueue, RQQueue
 from service.jobs.store import RedisStore
-from service.testing import RedisServer, Worker, free_port, wait_until
 
 ENV = {
     "KASHGAR_KEY_PREFIX": "kgtest",

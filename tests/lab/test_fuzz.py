@@ -1,4 +1,4 @@
-"""`engine_ext.fuzz` and `kashgar fuzz`: games are checked as they go, and a failure can be replayed."""
+"""`lab.fuzz` and `kashgar fuzz`: games are checked as they go, and a failure can be replayed."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-import engine_ext.fuzz as fuzz
+import lab.fuzz as fuzz
 from engine_ext import Engine, Game
-from engine_ext.fuzz import GameSetup, fuzz_game
 from kashgar_cli.main import main
+from lab.fuzz import GameSetup, fuzz_game
 
 
 def test_setups_follow_the_seed_and_cover_the_game() -> None:

@@ -113,7 +113,7 @@ _BOTS: dict[str, Any] = {}
 def cached_bot(spec: str) -> Any:
     """The bot `spec` names, made once per process."""
     if spec not in _BOTS:
-        from bots.levels import make_bot
+        from lab.bots import make_bot
 
         _BOTS[spec] = make_bot(spec)
     return _BOTS[spec]
@@ -121,7 +121,7 @@ def cached_bot(spec: str) -> Any:
 
 def new_state(game: str, players: int, seed: int, engine_compiled: bool | None) -> Any:
     if game == "toy":
-        from bots.toygame import ToyState
+        from lab.toygame import ToyState
 
         return ToyState(players, seed)
     import engine_ext
@@ -333,7 +333,7 @@ TOY_EVALUATORS = ("default", "vp")
 def unplayable(evaluators: Iterable[tuple[str, str]], game: str) -> list[str]:
     """The names of (name, evaluator of its search) pairs whose search `game` cannot play: the toy
     game only those with an evaluator of TOY_EVALUATORS (any other reads Kashgar's state: an
-    AttributeError once a game is under way). Used by `check_arena` and `bots.tune.check_game`."""
+    AttributeError once a game is under way). Used by `check_arena` and `lab.tune.check_game`."""
     return [name for name, evaluator in evaluators if game == "toy" and evaluator not in TOY_EVALUATORS]
 
 

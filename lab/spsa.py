@@ -172,7 +172,7 @@ def pair_bot(spec: str, weights: Weights, samples: int = 1) -> Any:
     from bots.evaluate import PlayWeightsEvaluator, WeightedEvaluator
     from bots.greedy import GreedyBot
     from bots.ismcts_bot import ISMCTSBot
-    from bots.levels import make_bot
+    from lab.bots import make_bot
 
     if spec == GREEDY:
         return GreedyBot(samples=samples, evaluator=WeightedEvaluator(weights))
@@ -189,7 +189,7 @@ def _bot(theta: dict[str, float]) -> Any:
 
 def play_pair(task: tuple[dict[str, float], dict[str, float], int]) -> float:
     """The plus side's result of one deal played twice, seats swapped: (wins - losses) / 2."""
-    from bots.arena import new_state, play_out
+    from lab.arena import new_state, play_out
 
     plus, minus, seed = task
     bots = [_bot(plus), _bot(minus)]
@@ -261,7 +261,7 @@ def tune_weights(*, cfg: SpsaConfig, out: str | Path, start: str | None = None, 
     doc = {"description": f"Kashgar evaluation weights tuned by play (kashgar tune-eval: SPSA, game pairs of "
                           f"{bot}); value(p) = sum (a + b * t) * feature(p), t = leader's VP / 25.",
            "tuned": {"pairs": res.pairs, "plus_side_score": round(res.score, 4), "theta": res.theta,
-                     "start": start or "hand", "cards_from": cards_from or "bots/eval_weights.json",
+                     "start": start or "hand", "cards_from": cards_from or "bots/data/eval_weights.json",
                      "config": cfg.__dict__, "samples": samples, "bot": bot},
            "weights": {k: [round(a, 6), round(b, 6)] for k, (a, b) in weights.items()}}
     Path(out).write_text(json.dumps(doc, indent=1), encoding="utf-8")

@@ -57,7 +57,7 @@ class KashgarSpielGame(pyspiel.Game):  # type: ignore[misc]
         if self.root_state is not None:
             return KashgarSpielState(self, self.root_state.clone())
         if self.toy:
-            from bots.toygame import ToyState
+            from lab.toygame import ToyState
 
             return KashgarSpielState(self, ToyState(self.n, self.seed))
         import engine_ext

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from bots import search_for_state
-from bots.arena import cached_bot, new_state
 from bots.features import CARD_PREFIX, HAND_WEIGHTS, engine_kind_slugs, feature_names, weight_vector
+from lab.arena import cached_bot, new_state
 
 
 @dataclass
@@ -147,7 +147,7 @@ def fit(pos: Positions, basis: np.ndarray, l2: float = 20.0, free: int = 2) -> n
 def fit_report(policy: str, games: int, players: int, seed: int, workers: int, l2: float,
                holdout: float = 0.2, every: int = 1) -> dict[str, Any]:
     """Collect, fit on the training games, score both weight sets on the held-out games, then refit
-    on every game; returns the weights document (`bots/eval_weights.json`)."""
+    on every game; returns the weights document (`bots/data/eval_weights.json`)."""
     names = feature_names(engine_kind_slugs())
     pos = collect(policy, games, players, seed, workers, every)
     rng = random.Random(seed)

@@ -14,7 +14,7 @@ that term predicts better, cross-validated (`place_gain`). So
 `win_prob` reads: if every seat went on playing at this level, the player to move would win this
 often from positions that the search scores like this one. Whole games are held out of the fit to
 measure it (Brier score and log-loss against the raw mean reward, and a reliability table); the
-fitted weights and those measures are in `bots/win_calibration.json`, each entry with the model it
+fitted weights and those measures are in `bots/data/win_calibration.json`, each entry with the model it
 was fitted under (`MODEL`; an entry of another model gives no weights).
 
 `predict` (used both to measure a fit and to answer) takes the slope in x as max(0, w1 + w3 * t): a
@@ -35,55 +35,26 @@ import logging
 import math
 import os
 import random
-import threading
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TextIO
 
-from bots.base import log_odds
+from bots.win_prob import (
+    MODEL,
+    MODEL_ORDER,
+    _features,
+    order_of,
+    predict,
+    progress_of,
+)
 
-CALIBRATION_FILE = Path(__file__).with_name("win_calibration.json")
-MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit(mean reward), "
-         "t = the leader's VP / 25; fitted per level and number of players on self-play games of the level")
-MODEL_ORDER = (MODEL.replace("w3 * t * x,", "w3 * t * x + u_k, k = the mover's place in turn order "
-                                            "(0: the start player; u_0 = 0, u_1.. follow w3),"))
-N_WEIGHTS = 4  # of MODEL; MODEL_ORDER adds one per place after the start player's
-END_VP = 25.0  # the game ends when a seat reaches this many VP (the search's progress measure)
-EPS = 1e-4  # mean rewards are clipped to [EPS, 1 - EPS] before the logit
 L2 = 1e-3  # ridge penalty of the fit (not on the intercept)
 BINS = 10  # reliability table: bins of the predicted chance
 MIN_BIN = 500  # the largest gap between predicted and observed is taken over bins of this many decisions
 FOLDS = 5  # cross-validation of the places' terms (`place_gain`)
 
 log = logging.getLogger("kashgar.calibrate")
-
-
-def order_of(st: Any) -> int:
-    """The place in turn order of the player to move in engine state `st` (0: the start player)."""
-    from engine_ext.core import S_START  # late: the bots import without the engine (the toy game)
-
-    return (int(st.current_player()) - int(st.export()[S_START])) % int(st.players)
-
-
-def progress_of(st: Any) -> float:
-    """How far the game of engine state `st` is: the leader's VP / END_VP, in 0..1 (public). A
-    Bettler (-2 VP) or a Gewürzhändler (-1) can leave every seat below 0 early in the game; that
-    counts as 0 (the records' progress is in 0..1, and their reader refuses any other)."""
-    return min(1.0, max(0.0, max(float(st.vp(p)) for p in range(int(st.players))) / END_VP))
-
-
-def _features(r: float, t: float) -> list[float]:
-    x = log_odds(r, EPS)
-    return [1.0, x, t, t * x]
-
-
-def _sigmoid(z: float) -> float:
-    if z >= 0:
-        return 1.0 / (1.0 + math.exp(-z))
-    e = math.exp(z)
-    return e / (1.0 + e)
 
 
 @dataclass(frozen=True)
@@ -106,7 +77,7 @@ class Record:
 def play_game(task: tuple[str, int, int]) -> list[Record]:
     """Self-play game `seed` of `level` with `players` seats: every decision the search made (not
     forced ones) with the mean reward of the decision played, labelled with the game's winner."""
-    from bots.arena import cached_bot, new_state
+    from lab.arena import cached_bot, new_state
 
     level, players, seed = task
     bot = cached_bot(f"level:{level}")
@@ -127,7 +98,7 @@ def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
             log: Callable[[str], None] | None = None) -> list[Record]:
     """Records of `games` self-play games of `level` (deal seeds seed, seed + 1, ...), played in
     `workers` processes."""
-    from bots.arena import imap_processes
+    from lab.arena import imap_processes
 
     tasks = [(level, players, seed + g) for g in range(games)]
     out: list[Record] = []
@@ -266,17 +237,6 @@ def fit(records: list[Record], l2: float = L2, iterations: int = 50, players: in
         if float(np.max(np.abs(step))) < 1e-10:
             break
     return [float(v) for v in w]
-
-
-def predict(weights: list[float], reward: float, progress: float, order: int = 0) -> float:
-    """The calibrated chance of winning for a mean reward at a progress (and, for weights of
-    `MODEL_ORDER`, the mover's place in turn order): the model with its slope in x = logit(reward)
-    taken as max(0, w1 + w3 * t), so that the chance never falls as the reward rises (it would
-    where a fit's slope is negative, early in the game)."""
-    w0, w1, w2, w3 = weights[:N_WEIGHTS]
-    _, x, t, _ = _features(reward, progress)
-    u = weights[N_WEIGHTS + order - 1] if order > 0 and len(weights) > N_WEIGHTS else 0.0
-    return _sigmoid(w0 + w2 * t + u + max(0.0, w1 + w3 * t) * x)
 
 
 def _loss(p: float, won: int) -> float:
@@ -474,136 +434,3 @@ def _spread(held_out: Any, key: str) -> str:
     if not (isinstance(iv, list) and len(iv) == 2 and all(_number(v) for v in iv)):
         return ""
     return f" [{iv[0]:.3f}, {iv[1]:.3f}]"
-
-
-# ---------------------------------------------------------------------------- use
-
-
-Stamp = tuple[int, int, int]  # a file's inode, mtime (ns) and size: another stamp, another content
-
-
-def _stamp(st: os.stat_result) -> Stamp:
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
-class CalibrationLoader:
-    """`load_calibration(path=None)`: the calibration file (`CALIBRATION_FILE` by default) as
-    {"levels": {level: {players: {"weights": ...}}}}; {} when there is none, or it is damaged (the
-    server's fault, not the request's: logged, and win_prob is null).
-
-    One os.stat per call: the parsed file is kept while its inode, mtime and size stay the same, and
-    read again when they change (`kashgar calibrate` moved a new file over it, or it was mended).
-    `cache_clear()` forgets every file read."""
-
-    MAX_FILES = 8
-
-    def __init__(self) -> None:
-        self._docs: dict[str, tuple[Stamp, dict[str, Any]]] = {}
-        self._lock = threading.Lock()
-
-    def __call__(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-        name = os.fspath(path or CALIBRATION_FILE)
-        try:
-            stamp = _stamp(os.stat(name))
-        except FileNotFoundError:  # no fits: every win_prob is None
-            return {}
-        except OSError as exc:
-            log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", name, exc)
-            return {}
-        with self._lock:
-            hit = self._docs.get(name)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        stamp, doc = self._read(name, stamp)
-        with self._lock:
-            if len(self._docs) >= self.MAX_FILES and name not in self._docs:
-                self._docs.clear()
-            self._docs[name] = (stamp, doc)  # a damaged file too: logged once, read again once changed
-        return doc
-
-    @staticmethod
-    def _read(name: str, stamp: Stamp) -> tuple[Stamp, dict[str, Any]]:
-        """The stamp of the file read (its own, should it be replaced since the stat) and its content."""
-        try:
-            with open(name, encoding="utf-8") as fh:
-                stamp = _stamp(os.fstat(fh.fileno()))
-                doc = json.load(fh)
-        except FileNotFoundError:  # removed since the stat
-            return stamp, {}
-        except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep
-            log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", name, exc)
-            return stamp, {}
-        if not isinstance(doc, dict):
-            log.error("calibration file %s is not a JSON object: win_prob is null until it is mended", name)
-            return stamp, {}
-        return stamp, doc
-
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._docs.clear()
-
-
-load_calibration = CalibrationLoader()
-
-
-def preset_of(level: Any) -> dict[str, Any]:
-    """The settings of a level's search that a fit holds for (`Level.config`, build aside)."""
-    return _settings(level.config)
-
-
-def _settings(config: Any) -> dict[str, Any]:
-    """A search config's settings, the build (`compiled`) aside: it does not change the answer."""
-    return {k: v for k, v in config.to_dict().items() if k != "compiled"}
-
-
-def same_preset(stored: Any, level: Any) -> bool:
-    """Whether a preset saved with a fit or records (`preset_of` when they were made) is `level`'s
-    search now. A setting added to the search since, absent from `stored`, counts at its default
-    (which searches as before it existed), so that a new setting does not void every fit."""
-    if not isinstance(stored, dict):
-        return False
-    from bots.ismcts_bot import ISMCTSConfig
-
-    return {**_settings(ISMCTSConfig()), **stored} == preset_of(level)
-
-
-def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:
-    """The fitted weights of `level` (a `bots.levels.Level`) with `players` seats; None when none
-    were fitted for it, they were fitted for other settings of its search (a changed preset), or
-    under another model than this code's (`MODEL`: the weights would mean something else)."""
-    levels = load_calibration(path).get("levels")
-    entry = levels.get(level.name, {}) if isinstance(levels, dict) else None
-    entry = entry.get(str(players)) if isinstance(entry, dict) else None
-    if not isinstance(entry, dict) or not same_preset(entry.get("preset"), level):
-        return None
-    model = entry.get("model")
-    if model not in (MODEL, MODEL_ORDER):
-        return None
-    weights = entry.get("weights")
-    if (not isinstance(weights, list) or len(weights) != N_WEIGHTS + (players - 1 if model == MODEL_ORDER else 0)
-            or not all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights)):
-        log.error("calibration of %s with %d players is malformed: win_prob is null", level.name, players)
-        return None
-    return [float(w) for w in weights]
-
-
-def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float,
-               order: int = 0) -> dict[str, Any]:
-    """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward` (the
-    mover's place in turn order, `order`, counts for weights of `MODEL_ORDER`)."""
-    for alt in answer.get("alternatives", []):
-        alt["win_prob"] = _rounded(win_prob(weights, alt.get("mean_reward"), progress, order))
-        if alt.get("decision_text") == answer.get("decision_text"):
-            answer["win_prob"] = alt["win_prob"]
-    return answer
-
-
-def _rounded(p: float | None) -> float | None:
-    return None if p is None else round(p, 6)
-
-
-def win_prob(weights: list[float] | None, reward: float | None, progress: float, order: int = 0) -> float | None:
-    """`predict` for a reported mean reward (None when there is no statistic or no fit)."""
-    if weights is None or reward is None or math.isnan(reward):
-        return None
-    return predict(weights, reward, progress, order)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bots.arena import TOY_EVALUATORS, run_arena, unplayable
 from bots.levels import Level, dump_levels, levels_path, load_levels
+from lab.arena import TOY_EVALUATORS, run_arena, unplayable
 
 FIELDS_DOC = (
     "Presets of the same SO-ISMCTS search (bots/ismcts.py); data, not code. Fields: iterations (budget per\n"
@@ -37,7 +37,7 @@ FIELDS_DOC = (
     "the turn epsilon-greedily; \"playout\": random to the end), macro (1: below the root the tree branches\n"
     "on turns, the decisions within a turn are greedy; 2: the other seats' turns are greedy too, so the\n"
     "tree holds only the searcher's turns), evaluator (\"default\"/\"kashgar\": the hand-made\n"
-    "heuristic; \"fitted\": bots/eval_weights.json or `weights`; \"tuned\": bots/eval_tuned.json, tuned by\n"
+    "heuristic; \"fitted\": bots/data/eval_weights.json or `weights`; \"tuned\": bots/data/eval_tuned.json, tuned by\n"
     "play; \"vp\": points alone), scale (multiplies the evaluator's softmax scale), temperature (the final\n"
     "choice is sampled over visits ** (1/T); 0 = most visited), margin (a sampled choice only among the\n"
     "most visited move and those whose mean reward is within this many log-odds of its; 0 = every move;\n"

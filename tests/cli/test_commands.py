@@ -15,7 +15,7 @@ import pytest
 from gunicorn.workers.sync import SyncWorker
 
 from kashgar_cli import bench_service, main, play
-from service.testing import Gunicorn, free_port, http_json
+from lab.serving import Gunicorn, free_port, http_json
 
 
 def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,7 +69,7 @@ def test_play_auto_stops() -> None:
 def test_play_shows_another_seat_s_private_draw_unnamed() -> None:
     """`kashgar play` printed every event of the full state: the bots' Special draws and the cards
     they put back under, which the human's seat does not see."""
-    from test_service_hidden import private_draw
+    from tests.service.test_hidden import private_draw
 
     import engine_ext
 

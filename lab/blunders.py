@@ -12,7 +12,7 @@ from typing import Any
 
 import engine_ext
 from bots.base import log_odds
-from bots.levels import make_bot
+from lab.bots import make_bot
 
 SCORES = ("even", "ahead", "behind")  # the mover's VP minus the best other seat's: within 3, 4+ up, 4+ down
 GAMES_PER_POSITION = 50  # how far `contract_positions` looks before it gives up

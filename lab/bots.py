@@ -1,0 +1,30 @@
+"""Bots from a spec, the lab's own included: `bots.levels.make_bot`'s specs (random, greedy,
+ismcts, level:NAME, NAME) and the baselines the lab measures the search against:
+`det:...` (the determinized baseline, `lab.determinized`) and `openspiel:...` (OpenSpiel's ISMCTS,
+`lab.openspiel_adapter`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bots.base import Bot
+from bots.levels import make_bot as make_product_bot
+from bots.levels import parse_settings, time_alone
+
+
+def make_bot(spec: str, **overrides: Any) -> Bot:
+    """A bot from its spec; ValueError naming a spec or a setting that is wrong."""
+    kind, _, rest = spec.partition(":")
+    if kind not in ("det", "determinized", "openspiel"):
+        return make_product_bot(spec, **overrides)
+    kw = time_alone({**parse_settings(rest), **overrides})
+    try:
+        if kind == "openspiel":
+            from lab.openspiel_adapter import OpenSpielISMCTS
+
+            return OpenSpielISMCTS(name=spec, **kw)
+        from lab.determinized import DeterminizedBot
+
+        return DeterminizedBot(name=spec, **kw)
+    except TypeError as exc:  # a setting the bot's constructor does not take
+        raise ValueError(f"bot {spec!r}: {exc}") from None
