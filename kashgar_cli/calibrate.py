@@ -74,7 +74,7 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         return records, f"--from-records {args.from_records}", seed
     seed = args.seed  # set by `run` when games are played
     records = calibrate.collect(level.name, players, args.games, seed, args.workers,
-                                log=lambda m: print(m, file=sys.stderr, flush=True))
+                                log=lambda m: print(m, file=sys.stderr, flush=True), progress=True)
     if args.records:
         path = _records_file(args.records, level.name, players)
         header = {"level": level.name, "players": players, "preset": preset, "games": args.games, "seed": seed}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from typing import Any
 
 import engine_ext
@@ -12,7 +13,10 @@ from kashgar_cli.errors import check_seeds, positive_int
 
 
 def _run(args: argparse.Namespace) -> int:
+    from lab.progress import Progress
+
     check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
+    bar = Progress(args.games, not args.verbose)
     for i in range(args.games):
         seed = args.seed + i
         g = engine_ext.new_game(args.players, seed=seed, variant="all" if args.variant else None)
@@ -27,7 +31,9 @@ def _run(args: argparse.Namespace) -> int:
             moves += 1
         result = {"seed": seed, "players": args.players, "decisions": moves,
                   "turns": g.to_json()["turn"], "vp": g.scores(), "winner": g.winner()}
-        print(json.dumps(result))
+        bar.bar.write(json.dumps(result), file=sys.stdout)
+        bar.update(i + 1)
+    bar.close()
     return 0
 
 

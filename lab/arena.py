@@ -12,11 +12,12 @@ import math
 import multiprocessing as mp
 import random
 import signal
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
+
+from lab.progress import Progress
 
 Z95 = 1.959963984540054
 T = TypeVar("T")
@@ -258,31 +259,6 @@ def summarize(specs: list[str], players: int, results: list[GameResult], seconds
             xs = sorted(x[s] for x in samples) or [point[s]]
             elo[s] = (point[s], xs[int(0.025 * (len(xs) - 1))], xs[int(0.975 * (len(xs) - 1))])
     return Report(uniq, players, n, wins, seat_games, win_rate, elo, sprt, seconds, results)
-
-
-class Progress:
-    """A one-line progress bar on stderr."""
-
-    def __init__(self, total: int, enabled: bool = True, width: int = 30) -> None:
-        self.total = total
-        self.enabled = enabled and total > 0
-        self.width = width
-        self.t0 = time.perf_counter()
-
-    def update(self, done: int, note: str = "") -> None:
-        if not self.enabled:
-            return
-        frac = done / self.total
-        bar = "#" * int(frac * self.width) + "." * (self.width - int(frac * self.width))
-        el = time.perf_counter() - self.t0
-        eta = el / done * (self.total - done) if done else 0.0
-        sys.stderr.write(f"\r[{bar}] {done}/{self.total} {el:6.1f}s eta {eta:6.1f}s {note}   ")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterator[R]:

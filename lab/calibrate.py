@@ -95,17 +95,21 @@ def play_game(task: tuple[str, int, int]) -> list[Record]:
 
 
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
-            log: Callable[[str], None] | None = None) -> list[Record]:
+            log: Callable[[str], None] | None = None, progress: bool = False) -> list[Record]:
     """Records of `games` self-play games of `level` (deal seeds seed, seed + 1, ...), played in
-    `workers` processes."""
+    `workers` processes; a progress bar on a terminal (`progress`), else a line per 100 games (`log`)."""
     from lab.arena import imap_processes
+    from lab.progress import Progress
 
     tasks = [(level, players, seed + g) for g in range(games)]
     out: list[Record] = []
+    bar = Progress(games, progress, desc=f"{level} {players}p")
     for i, recs in enumerate(imap_processes(play_game, tasks, workers), 1):
         out += recs
-        if log and i % 100 == 0:
+        bar.update(i)
+        if log and i % 100 == 0 and not bar.enabled:
             log(f"{level} {players}p: {i}/{games} games")
+    bar.close()
     out.sort(key=lambda r: r.game)
     return out
 

@@ -142,7 +142,8 @@ def _step(lower: Level, upper: Level, rnd: int, games: int, seed: int, workers: 
     lo_spec, up_spec = _spec(lower), _spec(upper)
     if lo_spec == up_spec:
         up_spec += ",c=" + str(upper.config.c)  # never a bot against itself
-    rep = run_arena([lo_spec, up_spec], games=games, players=2, seed=seed, workers=workers, game=game)
+    rep = run_arena([lo_spec, up_spec], games=games, players=2, seed=seed, workers=workers, game=game,
+                    progress=log is not None)
     e, lo, hi = rep.elo[up_spec]
     ok = e >= min_gap and lo > 0
     if log:
