@@ -1,6 +1,6 @@
 """Helpers to build `kashgar/state@1` documents compactly and to drive a Game in tests.
 
-Everything here is written from `CARDS.md` and `docs/engine-api.md`, not from the engine: the
+Everything here is written from `docs/rules.md` and `docs/engine-api.md`, not from the engine: the
 card manifest, the VP of each card and the contract table below are the project's card reference
 restated as test data, so that the card tests check the engine against the reference instead of
 against itself.
@@ -22,7 +22,7 @@ from typing import Any
 SPICES: tuple[str, ...] = ("ginger", "cloves", "pepper", "anise", "cinnamon")
 RESOURCES: tuple[str, ...] = (*SPICES, "gold", "mules")
 
-# --- card manifest (CARDS.md, "Decks") -------------------------------------------------------
+# --- card manifest (docs/rules.md#decks) ---------------------------------------------------------
 
 START_RANKS: dict[str, int] = {
     "kraemerin": 1,
@@ -83,7 +83,7 @@ ADDITIONAL: dict[str, int] = {
 PATRIARCHS = 13
 PATRIARCH_SLUGS = ("patriarch", "matriarch")
 
-# VP of each person card kind (CARDS.md "Person cards"); the Bauer is variable (wheat fields).
+# VP of each person card kind (docs/rules.md#cards); the Bauer is variable (wheat fields).
 CARD_VP: dict[str, int] = {
     "patriarch": 0,
     "matriarch": 0,
@@ -135,7 +135,7 @@ CARD_VP: dict[str, int] = {
 }
 ALL_KINDS: tuple[str, ...] = tuple(CARD_VP) + ("bauer",)
 
-# Options offered at turn start (CARDS.md): two caravan actions, no parting action, `!`.
+# Options offered at turn start (docs/rules.md#cards): two caravan actions, no parting action, `!`.
 TWO_CARAVAN_ACTIONS = frozenset({"patriarch", "bootsmann", "kurtisane"})
 NO_PARTING = frozenset({"patriarch", "matriarch"})
 CANNOT_PASS = frozenset({"patriarch", "matriarch", "torwache"})
@@ -156,7 +156,7 @@ def deck_of(card: str) -> str:
     raise KeyError(card)
 
 
-# --- contracts (CARDS.md "Contracts") ---------------------------------------------------------
+# --- contracts (docs/rules.md#contract-table) -----------------------------------------------------
 
 _SHORT = {"gi": "ginger", "cl": "cloves", "pe": "pepper", "an": "anise", "ci": "cinnamon", "go": "gold",
           "mu": "mules"}

@@ -1,5 +1,6 @@
 """Cards that change caravans: removing cards (Mundschenk, Hochstapler, Zigeuner), the
-Aristokratin's fourth caravan (CARDS.md), and the Hirte's routes (the seed text)."""
+Aristokratin's fourth caravan (docs/rules.md#aristokratin-aristocrat), and the Hirte's routes
+(docs/rules.md#hirte-herder)."""
 
 from __future__ import annotations
 
@@ -161,9 +162,9 @@ def test_aristokratin_part_without_spare_does_nothing(engine: Any) -> None:
 
 
 # --- Hirte: every front card to a different caravan, several may share one ---------------------
-# Seed 000, line 207: "The order in which the front cards are moved is left to each player. It is
-# possible that in a caravan 2 cards are placed at the back. It is only important that for each
-# caravan the front card is placed at the back of a different caravan."
+# docs/rules.md#hirte-herder, the card index: "The order in which the front cards are moved is left
+# to each player. It is possible that in a caravan 2 cards are placed at the back. It is only
+# important that for each caravan the front card is placed at the back of a different caravan."
 
 # a whole game's cards: 3 Start cards and a Patriarch per caravan each, the Aristokratin (removed)
 # gave player 0 a fourth caravan with the spare Patriarch

@@ -1,4 +1,4 @@
-"""Contracts (CARDS.md "Contracts") and the cards that fulfil them.
+"""Contracts (docs/rules.md#contracts) and the cards that fulfil them.
 
 Fulfilling a face-up contract needs at least its mule requirement (not paid) and pays its cost;
 the immediate-payout contracts then give +6 pepper / +6 gold; the display is refilled to 4 from
@@ -294,10 +294,11 @@ def legal_or_empty(g: Any) -> set[str]:
     return set(options(g, ""))
 
 
-# Seed 004, line 89: "Farrier, Guild Lord: Draw 3 Orders; fulfill up to 2 for free, return others
-# under deck." With 3 small or special contracts drawn, the player chooses the 2 to fulfil (one at a
-# time, in increasing contract number); with exactly 2 the picks are asked too (each with one
-# outcome: see below); with 1 or none, it is taken without a question.
+# docs/rules.md#hufschmied-farrier, the reference manual: "Farrier, Guild Lord: Draw 3 Orders;
+# fulfill up to 2 for free, return others under deck." With 3 small or special contracts drawn, the
+# player chooses the 2 to fulfil (one at a time, in increasing contract number); with exactly 2 the
+# picks are asked too (each with one outcome: see below); with 1 or none, it is taken without a
+# question.
 
 
 @pytest.mark.parametrize("picks,returned", [(["fulfil 3", "fulfil 9"], 12), (["fulfil 3", "fulfil 12"], 9),

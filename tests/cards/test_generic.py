@@ -1,4 +1,4 @@
-"""Properties every person card kind has (CARDS.md): the options it offers at turn start,
+"""Properties every person card kind has (docs/rules.md#cards): the options it offers at turn start,
 what passing does, and its VP while it is in a caravan."""
 
 from __future__ import annotations

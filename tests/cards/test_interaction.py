@@ -1,4 +1,4 @@
-"""Cards whose amounts depend on the position or that act on opponents (CARDS.md)."""
+"""Cards whose amounts depend on the position or that act on opponents (docs/rules.md#cards)."""
 
 from __future__ import annotations
 
@@ -253,7 +253,7 @@ def test_hirte_a_every_player_routes_front_cards(engine: Any) -> None:
     play(g, "c0:a")
     assert current_player(g) == 0
     # 3 caravans: 8 ways to send each front to a different caravan, 6 of them send two fronts to the
-    # same caravan (in either order): 14 routes, the 2 rotations among them (seed 000, line 207)
+    # same caravan (in either order): 14 routes, the 2 rotations among them (docs/rules.md#hirte-herder)
     assert len(options(g, "route ")) == 14
     assert {"route 1 2 0", "route 2 0 1"} <= options(g, "route ")
     play(g, "route 1 2 0")

@@ -1,7 +1,7 @@
-"""The worked examples of the rules texts (`seeds/`), as tests.
+"""The worked examples of the rules texts (docs/rules.md#worked-examples), as tests.
 
-- 001/002: the Patriarch turn example and the contract-fulfilment example (Krämerin, large contract).
-- 000, card index: the examples of Bäcker, Bettler, Böttcher, Bootsmann, Fahrender Händler,
+- the rules: the Patriarch turn example and the contract-fulfilment example (Krämerin, large contract).
+- the card index: the examples of Bäcker, Bettler, Böttcher, Bootsmann, Fahrender Händler,
   Geldeintreiber, Gönnerin, Händlertochter, Hirte, Höker, Hufschmied, Kurtisane, Dorfschönheit,
   Mundschenk.
 """
@@ -198,10 +198,10 @@ def test_hirte_example_two_cards_placed_in_one_caravan(engine: Any) -> None:
 
 
 def test_hoeker_example(engine: Any) -> None:
-    """Missing spices paid with gold, only those: the card index example (4 pepper and 6 cinnamon
-    with 3 pepper and 4 cinnamon, gold -3) restated on contract 25 (1 mule + 4 cinnamon +
-    4 pepper, mules >= 4), the reconstructed contract closest to it: pepper 3, cinnamon 2 ->
-    pepper 0, cinnamon 0, gold -3."""
+    """Missing spices paid with gold, only those: the card index example (docs/rules.md#hoeker-hawker:
+    4 pepper and 6 cinnamon with 3 pepper and 4 cinnamon, gold -3) restated on contract 25 (1 mule +
+    4 cinnamon + 4 pepper, mules >= 4), the reconstructed contract closest to it: pepper 3,
+    cinnamon 2 -> pepper 0, cinnamon 0, gold -3."""
     start = resources_dict(3, pepper=3, cinnamon=2, gold=5, mules=4)
     g = engine.from_json(solo("hoeker", res0=start, display=[25, 1, 9, 29], contract_top=[5]))
     play(g, "c0:a", "fulfil 25")

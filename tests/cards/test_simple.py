@@ -1,4 +1,4 @@
-"""Card actions that only change the acting player's own resources (CARDS.md, `+n` increase,
+"""Card actions that only change the acting player's own resources (docs/rules.md#resources-and-costs, `+n` increase,
 `=n` set, `pay n`, `X/Y` and "any spice" choices).
 
 Each case: the card at the front of caravan 0, the player's resources (3 each unless overridden),

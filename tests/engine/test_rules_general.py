@@ -1,4 +1,4 @@
-"""General rules (seeds 001-004 and CARDS.md "Points where the rules are silent"): caps, set,
+"""General rules (docs/rules.md#the-game-in-brief, docs/rules.md#where-the-rules-are-silent): caps, set,
 `!`, costs, Patriarch/Matriarch, where drawn cards go, the Standard reshuffle, the fourth
 caravan, game end, tie-break, turn limit, setup for 2-4 players, the Cut-and-Thrust variant."""
 
@@ -133,7 +133,7 @@ def test_patriarch_matriarch_cycle(engine: Any) -> None:
 
 
 def test_standard_reshuffle_from_discard_when_empty(engine: Any) -> None:
-    """Standard deck empty: the discard pile is shuffled to form a new deck (reference manual)."""
+    """Standard deck empty: the discard pile is shuffled to form a new deck (docs/rules.md#when-a-deck-runs-out)."""
     doc = make_state(caravans=[[["patriarch", "knecht"], ["patriarch", "prophet"], ["patriarch", "wagner"]]],
                      discard=["bauer", "recke", "hoeker"])
     doc["removed"] = remaining_standard(doc)
@@ -310,7 +310,7 @@ def test_card_vp_can_trigger_game_end(engine: Any) -> None:
 
 
 def test_display_stays_short_when_contract_deck_is_empty(engine: Any) -> None:
-    """Contract deck empty: the display cannot be refilled and stays at 3 (CARDS.md)."""
+    """Contract deck empty: the display cannot be refilled and stays at 3 (docs/rules.md#when-a-deck-runs-out)."""
     display = [1, 17, 29, 30]
     rest = [n for n in range(2, 41) if n not in display]
     doc = make_state(caravans=[SCHREIBER, PASSABLE], contracts=[rest[:18], rest[18:]], display=display,
@@ -395,7 +395,7 @@ def _start_vp(card: str) -> int:
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_setup_spare_patriarch_back_in_box_without_aristokratin(engine: Any, players: int) -> None:
-    """Card index (Aristokratin): "In games with fewer than four players it can be that the
+    """Card index (docs/rules.md#aristokratin-aristocrat): "In games with fewer than four players it can be that the
     Aristocrat is not distributed. Then during this match no one can add a caravan and the extra
     Patriarch is returned to the box." So `spare_patriarch` is false in such a deal."""
     checked = 0
