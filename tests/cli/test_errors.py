@@ -5,12 +5,17 @@ came from."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
 import re
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -293,27 +298,48 @@ def test_bench_service_names_a_server_it_cannot_reach(capsys: pytest.CaptureFixt
 
 # ---- Ctrl-C ----------------------------------------------------------------------------------
 
-def ctrl_c(argv: list[str], ready: bytes) -> tuple[int, str, str]:
+def ctrl_c(argv: list[str], ready: bytes, tty: bool = False) -> tuple[int, str, str]:
     """Run `kashgar ARGV` in its own process group, send SIGINT to the group (as Ctrl-C does) once
-    its stderr matches `ready`, and check that no process of it outlives it. Returns (exit status,
-    stdout, stderr)."""
+    its stderr matches `ready` (within 60 s), and check that no process of it outlives it. With
+    `tty`, stderr is a terminal of 100 columns (progress bars are drawn only on one). Returns (exit
+    status, stdout, stderr)."""
+    if tty:
+        reader, writer = pty.openpty()
+        fcntl.ioctl(writer, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    else:
+        reader, writer = os.pipe()
     proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
-    assert proc.stderr is not None and proc.stdout is not None
-    err = b""
-    deadline = time.monotonic() + 60
-    while not re.search(ready, err) and time.monotonic() < deadline:
-        chunk = os.read(proc.stderr.fileno(), 4096)
-        if not chunk:
-            break
-        err += chunk
+                            stderr=writer, start_new_session=True)
+    os.close(writer)
+    assert proc.stdout is not None
+
+    def read_err(until: float) -> bytes:
+        got = b""
+        while time.monotonic() < until and not (ready and re.search(ready, got)):
+            if not select.select([reader], [], [], 0.1)[0]:
+                if proc.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(reader, 4096)
+            except OSError:  # a terminal whose other end closed
+                break
+            if not chunk:
+                break
+            got += chunk
+        return got
+
+    err = read_err(time.monotonic() + 60)
     os.killpg(proc.pid, signal.SIGINT)  # as Ctrl-C does: the whole process group
     try:
-        out, rest = proc.communicate(timeout=60)
+        proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)  # leave no process behind a failed test
-        out, rest = proc.communicate()
-        pytest.fail(f"still running 60 s after Ctrl-C: {(err + rest).decode()[-2000:]}")
+        proc.wait()
+        pytest.fail(f"still running 60 s after Ctrl-C: {err.decode()[-2000:]}")
+    out = proc.stdout.read()
+    ready, rest = b"", read_err(time.monotonic() + 5)
+    os.close(reader)
     for _ in range(50):  # no worker outlives it
         try:
             os.killpg(proc.pid, 0)
@@ -352,7 +378,7 @@ def test_ctrl_c_in_any_command_is_one_line_and_status_130(tmp_path: Path) -> Non
 
 @pytest.mark.parametrize("argv", [["arena", "random", "greedy", "-n", "2000"], ["fuzz", "-n", "2000"]])
 def test_ctrl_c_stops_the_pool_and_reports_what_was_played(argv: list[str]) -> None:
-    code, text, err_text = ctrl_c([*argv, "-j", "2"], rb"\] [1-9]\d*/2000")  # the progress bar
+    code, text, err_text = ctrl_c([*argv, "-j", "2"], rb"\| *[1-9]\d*/2000 \[", tty=True)  # the progress bar
     assert code == 130, err_text
     assert "Traceback" not in err_text and "KeyboardInterrupt" not in err_text
     assert f"kashgar {argv[0]}: interrupted after" in err_text
