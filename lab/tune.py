@@ -75,7 +75,6 @@ class Step:
 def _spec(lv: Level) -> str:
     """The arena spec of a level's preset (every setting spelled out)."""
     d = lv.config.to_dict()
-    d.pop("compiled", None)
     if not d.get("weights"):
         d.pop("weights", None)
     return "ismcts:" + ",".join(f"{k}={v}" for k, v in d.items())
