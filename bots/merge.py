@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-RootStat = tuple[int, int, float, float]  # (decision code, visits, reward sum, VP sum), as Search.root_stats()
-
 
 def merge_root_stats(parts: Iterable[Iterable[Sequence[Any]]]) -> list[tuple[Any, ...]]:
     """The rows of `parts` added up by decision: each row is a decision (any hashable key) followed

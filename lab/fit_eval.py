@@ -1,7 +1,7 @@
 """Fit the evaluation's weights to self-play outcomes (`kashgar fit-eval`).
 
 Games are played by a policy (any bot spec); at every turn start the features of every seat are
-recorded (`Search.features`, the same code the search evaluates with), and each position is
+recorded (`KashgarEvaluator.features`, the same code the search evaluates with), and each position is
 labelled with the seat that went on to win. The weights maximise the likelihood of the winner
 under the search's own model of a position::
 
