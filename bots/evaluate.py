@@ -50,9 +50,9 @@ class VPEvaluator:
 class WeightedEvaluator:
     """Kashgar's evaluation: a weighted sum of per-seat features (`bots.features`), in log-odds units.
 
-    The search core computes it (`Search.heuristic`, compiled with the search when the engine is
-    compiled); `values` asks a search core of the state's own build, so both paths agree exactly.
-    `scale` multiplies the values before the softmax (1 = as the weights were made).
+    Kashgar's evaluator for the search computes it (`bots.kashgar_eval.KashgarEvaluator.heuristic`,
+    compiled when the engine is); `values` asks one of the state's own build, so the search and
+    this agree exactly. `scale` multiplies the values before the softmax (1 = as the weights were made).
     """
 
     def __init__(self, weights: dict[str, tuple[float, float]], scale: float = 1.0) -> None:
@@ -62,7 +62,7 @@ class WeightedEvaluator:
         self._cores: dict[str, Any] = {}
 
     def engine_weights(self) -> list[float]:
-        """The weight vector the search core takes (`Search.set_weights`)."""
+        """The weight vector Kashgar's evaluator takes (`KashgarEvaluator.set_weights`)."""
         if self._vector is None:
             from bots.features import engine_kind_slugs, feature_names, weight_vector
 
@@ -77,13 +77,12 @@ class WeightedEvaluator:
         return weight_vector(HAND_WEIGHTS, feature_names(engine_kind_slugs()))
 
     def _core(self, st: Any) -> Any:
-        from bots import search_for_state
+        from bots import build_for
 
-        mod = search_for_state(st)
+        mod = build_for(st).kashgar
         core = self._cores.get(mod.__name__)
         if core is None:
-            core = mod.Search()
-            core.set_weights(self.engine_weights())
+            core = mod.KashgarEvaluator(self.engine_weights())
             self._cores[mod.__name__] = core
         return core
 

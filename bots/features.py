@@ -1,7 +1,7 @@
 """The features of a Kashgar position per seat, and the weights that turn them into a value.
 
-The search core computes the features (`Search.features`, compiled with the search) and the value
-of seat p as::
+Kashgar's evaluator for the search (`bots.kashgar_eval.KashgarEvaluator`, compiled with the search)
+computes the features and the value of seat p as::
 
     value(p) = sum_i (a_i + b_i * t) * f_i(p),    t = the leader's VP / 25 (at most 1)
 
@@ -23,7 +23,7 @@ from typing import Any
 WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_weights.json"        # fitted (`kashgar fit-eval`)
 TUNED_WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_tuned.json"    # tuned by play (`kashgar tune-eval`)
 
-# The fixed features, in the order `Search._features` writes them (bots/ismcts.py).
+# The fixed features, in the order `KashgarEvaluator._features` writes them (bots/kashgar_eval.py).
 FIXED = (
     "vp",                  # victory points
     "spices",              # sum over the five spices of min(spice, 7)

@@ -1,8 +1,12 @@
-"""The SO-ISMCTS bot: the `Bot` interface over the search core of `bots/ismcts.py`.
+"""The SO-ISMCTS bot: the `Bot` interface over the search of `bots/ismcts.py`.
 
-The core (tree, loop) is compiled as `bots.ismcts_c` when built; this wrapper only prepares the
-search, reads the root statistics and picks the final decision (by visit count, or sampled with a
-temperature over visit counts for the human-like lower levels).
+The bot makes the search's two injected parts, as OpenSpiel's MCTSBot gets its evaluator and random
+state: the evaluator (`search_evaluator`: Kashgar's compiled one, `bots/kashgar_eval.py`, for the
+weighted evaluations on engine states; else the search's own, which values leaves by an evaluator
+of `bots.evaluate`) and the random stream (`Rng`, from the seed). The build (compiled or
+interpreted) is the state's (`bots.build_for`). Then it runs the search, reads the root statistics
+and picks the final decision (by visit count, or sampled with a temperature over visit counts for
+the human-like lower levels).
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from bots import matched_search
+from bots import Build, build_for, engine_build
 from bots.base import (
     Alternative,
     Analysis,
@@ -36,7 +40,7 @@ from bots.evaluate import (
 from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
-ROLLOUTS = {"eval": 0, "playout": 1, "greedy": 2, "turn": 3}
+ROLLOUTS = ("eval", "turn")
 EVALUATORS = ("default", "fitted", "kashgar", "tuned", "vp")
 TREE_PREALLOC = 1 << 16  # nodes allocated before a search at most (the tree grows beyond, when needed)
 
@@ -48,24 +52,14 @@ class ISMCTSConfig:
     iterations: int = 2000        # budget when the caller gives none (0: time only)
     time_ms: float = 0.0          # wall-clock budget when the caller gives none (0: none)
     c: float = 0.7                # UCB exploration constant
-    rollout: str = "eval"         # "eval": `depth` random decisions then the heuristic; "greedy": `depth`
-                                  # epsilon-greedy decisions then the heuristic; "turn": the rest of the
-                                  # turn epsilon-greedily, then the heuristic; "playout": random to the end
-    depth: int = 8                # decisions before the evaluation (rollout="eval" or "greedy")
-    eps: float = 0.1              # rollout="greedy": chance of a random decision instead of the greedy one
+    rollout: str = "eval"         # "eval": `depth` random decisions then the evaluation; "turn" (Kashgar): the
+                                  # rest of the turn epsilon-greedily, then the evaluation (other games: "eval")
+    depth: int = 8                # rollout="eval": random decisions before the evaluation
+    eps: float = 0.1              # rollout="turn": chance of a random decision instead of the greedy one
     macro: int = 0                # 1: below the root, decisions within a turn are the mover's greedy
                                   # choices (the tree branches on turns: which card, which action);
                                   # 2: also the other seats' whole turns, so below the root the tree
-                                  # holds only the searching player's turns
-    observe: int = 0              # 1: below the root, a node's children are also keyed by what the
-                                  # searching player has seen there (cards drawn, contracts revealed),
-                                  # so the tree's nodes are its information sets; 2: only before its
-                                  # own decisions (Kashgar states only; measured level with 0 and
-                                  # slower, BENCHMARKS.md)
-    tree_depth: int = 0           # > 0: the tree holds at most this many decisions (turns, with macro)
-                                  # on a path; below, the rollout and the evaluation
-    tempo: float = 0.0            # Kashgar leaves: value added (before the softmax scale) for each seat
-                                  # whose turn of the round is still to come or under way
+                                  # holds only the searching player's turns (Kashgar evaluators)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -75,7 +69,6 @@ class ISMCTSConfig:
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
                                   # whose mean reward is at most this many log-odds below its (0: all moves)
-    compiled: bool | None = None  # search core: None = default, True/False = force
 
     def __post_init__(self) -> None:
         """A setting of the wrong type or out of range is a ValueError naming it (a spec such as
@@ -94,16 +87,11 @@ class ISMCTSConfig:
             ("depth", whole(self.depth) and self.depth >= 0, "a whole number >= 0"),
             ("eps", number(self.eps) and 0 <= self.eps <= 1, "a number from 0 to 1"),
             ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
-            ("observe", whole(self.observe) and self.observe in (0, 1, 2), "0, 1 or 2"),
-            ("tree_depth", whole(self.tree_depth) and self.tree_depth >= 0, "a whole number >= 0"),
-            ("tempo", number(self.tempo) and (self.tempo == 0 or self.evaluator != "vp"),
-             "a number, and 0 with evaluator vp (it values Kashgar leaves by the heuristic's evaluators)"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
             ("margin", number(self.margin) and self.margin >= 0, "a number >= 0 (log-odds; 0: none)"),
-            ("compiled", self.compiled is None or isinstance(self.compiled, bool), "true or false"),
         ]
         for name, ok, want in checks:
             if not ok:
@@ -131,6 +119,27 @@ def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evalu
     return ev
 
 
+def search_evaluator(ev: Evaluator, st: Any, cfg: ISMCTSConfig, mixin: type | None = None) -> Any:
+    """The evaluator the search of `st` runs with, for `ev` and the rollout of `cfg`: Kashgar's own
+    (`bots/kashgar_eval.py`, of `st`'s build) for a weighted evaluation of an engine state; else the
+    search's generic one, which values leaves by `ev.values` after `cfg.depth` random decisions.
+    `mixin`: a class put before the evaluator's in a subclass (its methods take precedence)."""
+    build = build_for(st)
+    cls: Any
+    weights = getattr(ev, "engine_weights", None)
+    if weights is not None and engine_build(st) is not None:
+        roll = getattr(ev, "rollout_weights", None)
+        cls = build.kashgar.KashgarEvaluator
+        args: tuple[Any, ...] = (weights(), roll() if roll is not None else None, ev.scale, cfg.rollout,
+                                 cfg.depth, cfg.eps)
+    else:
+        cls = build.search.Evaluator
+        args = (ev, ev.scale, cfg.depth)
+    if mixin is not None:
+        cls = type(f"{mixin.__name__}{cls.__name__}", (mixin, cls), {})
+    return cls(*args)
+
+
 def resolve_budget(cfg: ISMCTSConfig, iterations: int | None, time_ms: float | None) -> tuple[int, float]:
     """(iterations, time_ms) of one search (0: no limit of that kind): the caller's budget, else
     the config's; with neither an iteration nor a time limit, one iteration."""
@@ -143,22 +152,13 @@ def resolve_budget(cfg: ISMCTSConfig, iterations: int | None, time_ms: float | N
     return iters, tms
 
 
-def new_search(mod: Any, cfg: ISMCTSConfig, ev: Evaluator, seed: int, iterations: int) -> Any:
-    """A search core of module `mod` set up by `cfg`, its tree sized for `iterations` (0: unknown),
-    at most TREE_PREALLOC nodes: a huge budget that a time limit stops early must not allocate
-    for every iteration it will never run (the tree grows when it needs to)."""
-    s = mod.Search(cfg.c, ROLLOUTS[cfg.rollout], cfg.depth, ev.scale, seed,
-                   min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096)
-    s.eps = cfg.eps
-    if cfg.macro not in (0, 1, 2):
-        raise ValueError(f"macro must be 0, 1 or 2, got {cfg.macro!r}")
-    s.macro = cfg.macro
-    if cfg.observe not in (0, 1, 2):
-        raise ValueError(f"observe must be 0, 1 or 2, got {cfg.observe!r}")
-    s.observe = cfg.observe
-    s.tree_depth = max(0, int(cfg.tree_depth))
-    s.tempo = float(cfg.tempo)
-    return s
+def new_search(build: Build, cfg: ISMCTSConfig, evaluator: Any, seed: int, iterations: int) -> Any:
+    """A search of `build` with `evaluator` and a random stream from `seed`, set up by `cfg`, its
+    tree sized for `iterations` (0: unknown), at most TREE_PREALLOC nodes: a huge budget that a
+    time limit stops early must not allocate for every iteration it will never run (the tree grows
+    when it needs to)."""
+    return build.search.Search(evaluator, build.search.Rng(seed), cfg.c, cfg.macro,
+                               min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096)
 
 
 class ISMCTSBot(Bot):
@@ -175,22 +175,18 @@ class ISMCTSBot(Bot):
     def search(self, st: Any, *, iterations: int | None = None, time_ms: float | None = None,
                seed: int = 0, progress: ProgressFn | None = None,
                should_stop: StopFn | None = None) -> tuple[Any, int, float]:
-        """Run the search on core state `st`; returns (search core, iterations, elapsed ms)."""
+        """Run the search on core state `st`; returns (search, iterations, elapsed ms)."""
         t = Timer()  # the clock starts before anything is set up
         cfg = self.config
         iters, tms = resolve_budget(cfg, iterations, time_ms)
         deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
-        mod, st = matched_search(st, cfg.compiled)
         ev = self.leaf_evaluator or make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
-        s = new_search(mod, cfg, ev, seed, iters)
-        if cfg.tempo != 0.0 and not s._engine_ok(st, ev):
-            raise ValueError(f"tempo={cfg.tempo} does nothing here: it applies to Kashgar states valued by the "
-                             "kashgar, fitted or tuned evaluator (on a state of the search's own engine build)")
+        s = new_search(build_for(st), cfg, search_evaluator(ev, st, cfg), seed, iters)
         cb = None
         if progress is not None:
             def cb(done: int) -> None:
                 progress(progress_report(s, st, done, t.ms()))
-        n = s.run(st, st.current_player(), iters, deadline, ev, should_stop, cb)
+        n = s.run(st, st.current_player(), iters, deadline, should_stop, cb)
         self.last_search = s
         return s, int(n), t.ms()
 

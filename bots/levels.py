@@ -42,8 +42,7 @@ class Level:
 
     def to_dict(self) -> dict[str, Any]:
         """Name, description, every setting of the search (`ISMCTSConfig`) and the measured Elo."""
-        settings = {k: v for k, v in self.config.to_dict().items() if k != "compiled"}
-        return {"name": self.name, "description": self.description, **settings,
+        return {"name": self.name, "description": self.description, **self.config.to_dict(),
                 "elo": self.elo, "elo_ci": self.elo_ci}
 
 
@@ -69,7 +68,7 @@ def parse_levels(doc: dict[str, Any]) -> list[Level]:
         if unknown:
             raise ValueError(f"level {name!r}: unknown fields {sorted(unknown)}")
         try:
-            config = ISMCTSConfig(**{k: row[k] for k in _CONFIG_FIELDS if k in row and k != "compiled"})
+            config = ISMCTSConfig(**{k: row[k] for k in _CONFIG_FIELDS if k in row})
         except ValueError as exc:
             raise ValueError(f"level {name!r}: {exc}") from None
         for key, ok, want in (
@@ -118,8 +117,6 @@ def dump_levels(levels: list[Level], header: str = "") -> str:
         lines += ["", "[[level]]", f"name = {_toml_value(lv.name)}",
                   f"description = {_toml_value(lv.description)}"]
         for f in fields(ISMCTSConfig):
-            if f.name == "compiled":
-                continue
             v = getattr(lv.config, f.name)
             if f.name in ("iterations", "temperature") or v != getattr(defaults, f.name):
                 lines.append(f"{f.name} = {_toml_value(v)}")

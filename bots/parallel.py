@@ -24,6 +24,7 @@ from bots.ismcts_bot import (
     forced_analysis,
     resolve_budget,
 )
+from bots.merge import merge_root_stats
 
 log = logging.getLogger(__name__)
 
@@ -123,14 +124,7 @@ def root_parallel(game: Any, config: ISMCTSConfig, *, workers: int, iterations: 
     if failed:
         log.warning("root-parallel search: %d of %d workers failed (%r); merged the other parts",
                     len(failed), workers, failed[0])
-    merged: dict[int, list[float]] = {}
-    for part in parts:
-        for code, v, r, x in part["stats"]:
-            m = merged.setdefault(code, [0, 0.0, 0.0])
-            m[0] += v
-            m[1] += r
-            m[2] += x
-    stats = [(c, int(m[0]), m[1], m[2]) for c, m in merged.items()]
+    stats = merge_root_stats(part["stats"] for part in parts)
     n = sum(int(p["iterations"]) for p in parts)
     an = analysis_from_stats(st, stats, [], n, t.ms(), seed, name, config.temperature, config.margin)
     an.line = expected_line(an.code, [(p["line"], _visits(p["stats"], an.code)) for p in parts])

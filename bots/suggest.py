@@ -8,6 +8,7 @@ from typing import Any
 
 from bots.base import Alternative, Analysis, expected_line, final_choice, position_key
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
+from bots.merge import merge_root_stats
 from bots.win_prob import N_WEIGHTS, calibrated, order_of, progress_of, weights_for
 
 MAX_WORKERS = 64
@@ -109,8 +110,8 @@ def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
                 position: int | None = None, margin: float | None = None) -> dict[str, Any]:
     """Merge the answers of root-parallel parts of one search (same position) into one answer.
 
-    Visits add up; mean reward, win probability and expected VP are visit-weighted means; the
-    decision is chosen from the merged visits as one search chooses (`final_choice`) with
+    Visits add up (`bots.merge`); mean reward, win probability and expected VP are visit-weighted
+    means; the decision is chosen from the merged visits as one search chooses (`final_choice`) with
     `temperature` and `margin` (None: those of the parts' level), the first part's seed and the
     `position_key` of the position (None: a key made of what the parts show of it, the player and
     its decisions): the most visited at temperature 0 (ties: higher mean reward); iterations add up
@@ -123,21 +124,24 @@ def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
         config = get_level(first.get("level") or DEFAULT_LEVEL).config
         temperature = config.temperature if temperature is None else temperature
         margin = config.margin if margin is None else margin
-    acc: dict[str, dict[str, Any]] = {}
+    decisions: dict[str, Any] = {}  # decision text -> its JSON form (the first part's)
+    rows = []
     for part in parts:
+        row = []
         for alt in part.get("alternatives", []):
-            key = alt["decision_text"]
-            a = acc.setdefault(key, {"decision": alt["decision"], "decision_text": key, "visits": 0,
-                                     "_sums": {f: [0.0, 0] for f in STATS}})
+            decisions.setdefault(alt["decision_text"], alt["decision"])
             v = int(alt.get("visits") or 0)
-            a["visits"] += v
+            sums: list[Any] = []
             for f in STATS:  # a part without the statistic (None) adds nothing to its mean
-                if alt.get(f) is not None and v:
-                    a["_sums"][f][0] += float(alt[f]) * v
-                    a["_sums"][f][1] += v
+                known = v > 0 and alt.get(f) is not None
+                sums += [float(alt[f]) * v if known else 0.0, v if known else 0]
+            row.append((alt["decision_text"], v, *sums))
+        rows.append(row)
     alts = []
-    for a in acc.values():
-        for f, (total, n) in a.pop("_sums").items():
+    for key, visits, *sums in merge_root_stats(rows):
+        a: dict[str, Any] = {"decision": decisions[key], "decision_text": key, "visits": visits}
+        for k, f in enumerate(STATS):
+            total, n = sums[2 * k], sums[2 * k + 1]
             a[f] = round(total / n, STATS[f]) if n else None
         alts.append(a)
     alts.sort(key=lambda a: (-a["visits"], -(a["mean_reward"] or 0.0)))

@@ -150,25 +150,33 @@ class CalibrationLoader:
 load_calibration = CalibrationLoader()
 
 
+# Settings the search had when fits or records were made and has no more, each with the value at
+# which it searched as the search does now: a stored preset naming one at that value is the same
+# search (the records kept in lab/data/calibration name them; bots/data/win_calibration.json no more).
+RETIRED_SETTINGS: dict[str, Any] = {"observe": 0, "tree_depth": 0, "tempo": 0.0}
+
+
 def preset_of(level: Any) -> dict[str, Any]:
-    """The settings of a level's search that a fit holds for (`Level.config`, build aside)."""
-    return _settings(level.config)
+    """The settings of a level's search that a fit holds for (`Level.config`)."""
+    return level.config.to_dict()
 
 
-def _settings(config: Any) -> dict[str, Any]:
-    """A search config's settings, the build (`compiled`) aside: it does not change the answer."""
-    return {k: v for k, v in config.to_dict().items() if k != "compiled"}
+def current_preset(stored: dict[str, Any]) -> dict[str, Any]:
+    """A preset saved with a fit or records (`preset_of` when they were made), as the search's
+    settings now: a setting added since, absent from `stored`, at its default (which searches as
+    before it existed); a retired one (`RETIRED_SETTINGS`) left out where it is at the value that
+    searched as now (at another value it is kept, and the preset is no level's)."""
+    from bots.ismcts_bot import ISMCTSConfig
+
+    kept = {k: v for k, v in stored.items() if k not in RETIRED_SETTINGS or v != RETIRED_SETTINGS[k]}
+    kept.pop("compiled", None)  # the build: saved once, it never changed an answer
+    return {**ISMCTSConfig().to_dict(), **kept}
 
 
 def same_preset(stored: Any, level: Any) -> bool:
-    """Whether a preset saved with a fit or records (`preset_of` when they were made) is `level`'s
-    search now. A setting added to the search since, absent from `stored`, counts at its default
-    (which searches as before it existed), so that a new setting does not void every fit."""
-    if not isinstance(stored, dict):
-        return False
-    from bots.ismcts_bot import ISMCTSConfig
-
-    return {**_settings(ISMCTSConfig()), **stored} == preset_of(level)
+    """Whether a preset saved with a fit or records is `level`'s search now (`current_preset`), so
+    that a new setting does not void every fit, nor a retired one every file that names it."""
+    return isinstance(stored, dict) and current_preset(stored) == preset_of(level)
 
 
 def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:

@@ -47,7 +47,7 @@ def positions(players: int, engine: Any) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     import engine_ext
-    from bots import search_compiled
+    from bots import build_for
     from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
     from lab.bots import make_bot
 
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
                                      seed=2)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result: dict[str, Any] = {
-        "engine_compiled": bool(eng.COMPILED), "search_compiled": search_compiled(),
+        "engine_compiled": bool(eng.COMPILED), "search_compiled": build_for(mid2.state).compiled,
         "cores": 1, "machine_cores": os.cpu_count(), "bot": spec or "ismcts", "provenance": provenance(),
         "positions": rows,
         "tree": {"iterations": done, "nodes": s.tree.size, "array_bytes": s.tree.nbytes(),

@@ -194,7 +194,7 @@ def merge_records(parts: list[tuple[dict[str, Any], list[Record]]]) -> tuple[dic
     games = 0
     for i, (header, recs) in enumerate(parts, 1):
         for key, what in (("level", "level"), ("players", "seat count"), ("preset", "preset")):
-            if header.get(key) != first.get(key):
+            if _comparable(key, header.get(key)) != _comparable(key, first.get(key)):
                 raise ValueError(f"run {i} is of another {what} than run 1")
         seed, count = header.get("seed"), header.get("games")
         if not (isinstance(seed, int) and isinstance(count, int)) or isinstance(seed, bool) or isinstance(count, bool):
@@ -209,6 +209,16 @@ def merge_records(parts: list[tuple[dict[str, Any], list[Record]]]) -> tuple[dic
         records += recs
     merged["games"] = games
     return merged, records
+
+
+def _comparable(key: str, value: Any) -> Any:
+    """A header's value as runs are compared: a preset as the search's settings now (a run saved
+    before a setting was retired names it)."""
+    if key == "preset" and isinstance(value, dict):
+        from bots.win_prob import current_preset
+
+        return current_preset(value)
+    return value
 
 
 # ---------------------------------------------------------------------------- fit

@@ -3,8 +3,9 @@
 "Determinized UCT" (as in Cowling et al.'s comparisons): sample `worlds` determinizations of the
 hidden decks from the player to move's information, run plain UCT on each as if it were the true
 state (so the search may exploit knowledge it cannot have -- strategy fusion), and add the root
-visit counts of all worlds. It shares the tree and loop of `bots/ismcts.py` (with `fixed` set: every
-iteration starts from the same world).
+visit counts of all worlds (`bots.merge`). It shares the tree and loop of `bots/ismcts.py`, with an
+evaluator whose worlds are all the one it was given (`OneWorld`: every iteration starts from a copy
+of it instead of a determinization).
 
 `oracle=1` makes it a diagnostic that cheats: one tree on the state exactly as given, hidden deck
 order included, so in the arena (which hands every bot the true state) it knows what will be drawn.
@@ -19,7 +20,7 @@ import random
 import time
 from typing import Any
 
-from bots import matched_search
+from bots import build_for
 from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
 from bots.ismcts_bot import (
     ISMCTSConfig,
@@ -27,7 +28,9 @@ from bots.ismcts_bot import (
     make_evaluator,
     new_search,
     resolve_budget,
+    search_evaluator,
 )
+from bots.merge import merge_root_stats
 
 MAX_WORLDS = 8
 ITERATIONS_PER_WORLD = 40  # with fewer, a world's tree hardly gets past its root's decisions
@@ -41,6 +44,15 @@ def worlds_for(iterations: int) -> int:
     if iterations <= 0:
         return MAX_WORLDS
     return max(1, min(MAX_WORLDS, iterations // ITERATIONS_PER_WORLD))
+
+
+class OneWorld:
+    """Put before a search evaluator's class (`search_evaluator(..., mixin=OneWorld)`): every
+    iteration starts from a copy of the state searched, which is then one world of perfect
+    information, instead of a determinization from the observer's information."""
+
+    def determinize(self, root: Any, observer: int, seed: int) -> Any:
+        return root.clone()
 
 
 class DeterminizedBot(Bot):
@@ -65,9 +77,8 @@ class DeterminizedBot(Bot):
         st, me, _ = decision_point(game)
         cfg = self.config
         iters, tms = resolve_budget(cfg, iterations, time_ms)
-        mod, root = matched_search(st, cfg.compiled)
         rng = random.Random(seed)
-        merged: dict[int, list[float]] = {}
+        parts = []
         done = 0
         worlds = self.worlds or worlds_for(iters)
         if iters:
@@ -76,21 +87,17 @@ class DeterminizedBot(Bot):
             if should_stop is not None and should_stop():
                 break
             # oracle: peeks, the search reads the hidden order as given (a diagnostic)
-            world = root if self.oracle else root.determinize(me, rng.getrandbits(31))
+            world = st if self.oracle else st.determinize(me, rng.getrandbits(31))
             share = iters // worlds + (1 if w < iters % worlds else 0)
             deadline = 0.0
             if tms:
                 deadline = time.perf_counter() + tms / 1000.0 / worlds
             ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
-            s = new_search(mod, cfg, ev, rng.getrandbits(31), share)
-            s.fixed = 1
-            done += s.run(world, me, share, deadline, ev, should_stop, None)
-            for code, v, r, x in s.root_stats():
-                m = merged.setdefault(code, [0, 0.0, 0.0])
-                m[0] += v
-                m[1] += r
-                m[2] += x
+            s = new_search(build_for(world), cfg, search_evaluator(ev, world, cfg, OneWorld), rng.getrandbits(31),
+                           share)
+            done += s.run(world, me, share, deadline, should_stop, None)
+            parts.append(s.root_stats())
             if progress is not None:
                 progress({"iterations": done, "elapsed_ms": round(t.ms(), 1), "worlds": w + 1})
-        stats = [(c, int(m[0]), m[1], m[2]) for c, m in merged.items()]
+        stats = merge_root_stats(parts)
         return analysis_from_stats(st, stats, [], done, t.ms(), seed, self.name, cfg.temperature, cfg.margin)

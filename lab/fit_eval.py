@@ -1,7 +1,7 @@
 """Fit the evaluation's weights to self-play outcomes (`kashgar fit-eval`).
 
 Games are played by a policy (any bot spec); at every turn start the features of every seat are
-recorded (`Search.features`, the same code the search evaluates with), and each position is
+recorded (`KashgarEvaluator.features`, the same code the search evaluates with), and each position is
 labelled with the seat that went on to win. The weights maximise the likelihood of the winner
 under the search's own model of a position::
 
@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from bots import search_for_state
+from bots import build_for
 from bots.features import CARD_PREFIX, HAND_WEIGHTS, engine_kind_slugs, feature_names, weight_vector
 from lab.arena import cached_bot, new_state
 
@@ -51,7 +51,7 @@ def play_positions(task: tuple[int, str, int, int, int]) -> tuple[list[list[list
     each kept position's per-seat [features, features * t], and the winner."""
     g, policy, players, seed, every = task
     st = new_state("kashgar", players, seed + g, None)
-    core = search_for_state(st).Search()
+    core = build_for(st).kashgar.KashgarEvaluator()  # its features
     bot = cached_bot(policy)
     rows: list[list[list[float]]] = []
     k = 0

@@ -33,8 +33,8 @@ FIELDS_DOC = (
     "Presets of the same SO-ISMCTS search (bots/ismcts.py); data, not code. Fields: iterations (budget per\n"
     "decision), time_ms (0: none), c (UCB exploration: a large c spreads the visits, so a temperature-1\n"
     "choice weighs the options more evenly), rollout (\"eval\": `depth` random decisions then the\n"
-    "evaluation; \"greedy\": `depth` epsilon-greedy decisions, random with chance eps; \"turn\": the rest of\n"
-    "the turn epsilon-greedily; \"playout\": random to the end), macro (1: below the root the tree branches\n"
+    "evaluation; \"turn\": the rest of the turn epsilon-greedily, random with chance eps, then the\n"
+    "evaluation), macro (1: below the root the tree branches\n"
     "on turns, the decisions within a turn are greedy; 2: the other seats' turns are greedy too, so the\n"
     "tree holds only the searcher's turns), evaluator (\"default\"/\"kashgar\": the hand-made\n"
     "heuristic; \"fitted\": bots/data/eval_weights.json or `weights`; \"tuned\": bots/data/eval_tuned.json, tuned by\n"
@@ -75,7 +75,6 @@ class Step:
 def _spec(lv: Level) -> str:
     """The arena spec of a level's preset (every setting spelled out)."""
     d = lv.config.to_dict()
-    d.pop("compiled", None)
     if not d.get("weights"):
         d.pop("weights", None)
     return "ismcts:" + ",".join(f"{k}={v}" for k, v in d.items())

@@ -27,11 +27,11 @@ def require_compiled() -> None:
 
 
 def require_compiled_search() -> Any:
-    """The compiled search core (`bots.load_search(True)`), or `missing_build`."""
+    """The compiled build of the search (`bots.load_build(True)`), or `missing_build`."""
     import bots
 
     try:
-        return bots.load_search(True)
+        return bots.load_build(True)
     except ImportError:
         missing_build("search")
 

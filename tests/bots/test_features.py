@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import engine_ext
-from bots import load_search
+from bots import build_for, load_build
 from bots.evaluate import FittedEvaluator, KashgarEvaluator, WeightedEvaluator
 from bots.features import (
     FIXED,
@@ -37,7 +37,7 @@ def _random_state(engine: object, players: int, seed: int, steps: int) -> object
 
 
 def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, interpreted_engine: object) -> None:
-    # The compiled search evaluates leaves in C; it must compute exactly what the interpreted
+    # The compiled evaluator values leaves in C; it must compute exactly what the interpreted
     # build computes (a C integer division once dropped every partly covered contract).
     evs = [KashgarEvaluator(), FittedEvaluator()]
     partial_reach = 0
@@ -47,8 +47,8 @@ def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, int
         b = _random_state(interpreted_engine, players, seed, steps)
         for ev in evs:
             assert ev.values(a) == pytest.approx(ev.values(b), abs=1e-9)
-        fa = load_search(True).Search().features(a, 0)
-        fb = load_search(False).Search().features(b, 0)
+        fa = load_build(True).kashgar.KashgarEvaluator().features(a, 0)
+        fb = load_build(False).kashgar.KashgarEvaluator().features(b, 0)
         assert fa == pytest.approx(fb, abs=1e-12)
         partial_reach += 0.0 < fa[FIXED.index("best_contract")] < 6.0
     assert partial_reach > 20  # partly covered contracts were seen (and counted) often
@@ -56,7 +56,7 @@ def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, int
 
 def test_features_read_the_position(engine: object) -> None:
     st = _random_state(engine, 3, 7, 90)
-    core = load_search(type(st).__module__.endswith("_c")).Search()
+    core = build_for(st).kashgar.KashgarEvaluator()
     slugs = engine_kind_slugs()
     for p in range(3):
         f = dict(zip(feature_names(slugs), core.features(st, p), strict=True))
@@ -73,7 +73,7 @@ def test_features_read_the_position(engine: object) -> None:
 def test_hand_weights_are_the_first_heuristic(engine: object) -> None:
     # VP + 0.2 spice + 0.18 gold + 0.22 mules + 0.35 best contract, at softmax scale 0.35.
     st = _random_state(engine, 2, 3, 70)
-    core = load_search(type(st).__module__.endswith("_c")).Search()
+    core = build_for(st).kashgar.KashgarEvaluator()
     for p in range(2):
         f = dict(zip(FIXED, core.features(st, p), strict=False))
         want = 0.35 * (f["vp"] + 0.2 * f["spices"] + 0.18 * f["gold"] + 0.22 * f["mules"]
@@ -83,7 +83,7 @@ def test_hand_weights_are_the_first_heuristic(engine: object) -> None:
 
 def test_phase_weights_grow_with_the_leaders_vp(compiled_engine: object) -> None:
     st = _random_state(compiled_engine, 2, 5, 200)
-    core = load_search(True).Search()
+    core = load_build(True).kashgar.KashgarEvaluator()
     t = core.progress(st)
     vp = [st.vp(p) for p in range(2)]  # type: ignore[attr-defined]
     assert t == pytest.approx(min(1.0, max(vp) / 25.0))

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bots import load_search, suggest
-from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_evaluator, new_search
-from lab.determinized import DeterminizedBot
+from bots import build_for, suggest
+from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_evaluator, new_search, search_evaluator
+from lab.determinized import DeterminizedBot, OneWorld
 
 
 def _midgame_doc(engine: Any, players: int, seed: int, moves: int, between_turns: bool = True) -> dict[str, Any]:
@@ -40,7 +40,7 @@ def _reshuffled(doc: dict[str, Any], seed: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("players", [2, 3])
-@pytest.mark.parametrize("settings", [{}, {"macro": 1, "rollout": "turn", "observe": 1}])
+@pytest.mark.parametrize("settings", [{}, {"macro": 1, "rollout": "turn"}, {"macro": 2, "rollout": "turn"}])
 @pytest.mark.parametrize("between_turns", [True, False])
 def test_same_answer_whatever_the_hidden_order(
     engine: Any, players: int, settings: dict[str, Any], between_turns: bool
@@ -89,13 +89,13 @@ def test_the_baseline_does_not_peek_and_its_oracle_does(engine: Any) -> None:
     other = _reshuffled(doc, 2)
     assert _det_stats(engine, doc, worlds=3) == _det_stats(engine, other, worlds=3)
     assert _det_stats(engine, doc, oracle=1) != _det_stats(engine, other, oracle=1)
-    # the oracle's one world is the state itself: the same as a fixed search of it
+    # the oracle's one world is the state itself: the same as a search of it whose every iteration
+    # starts from that state
     st = engine.from_json(doc).state
     cfg = ISMCTSConfig(iterations=120)
     ev = make_evaluator(cfg.evaluator, st, cfg.scale)
-    s = new_search(load_search(None), cfg, ev, random.Random(3).getrandbits(31), 120)
-    s.fixed = 1
-    s.run(st, st.current_player(), 120, 0.0, ev, None, None)
+    s = new_search(build_for(st), cfg, search_evaluator(ev, st, cfg, OneWorld), random.Random(3).getrandbits(31), 120)
+    s.run(st, st.current_player(), 120, 0.0, None, None)
     want = sorted((c, v, round(r / v, 9)) for c, v, r, _ in s.root_stats() if v)
     assert sorted(x for x in _det_stats(engine, doc, oracle=1) if x[1]) == want
     with pytest.raises(ValueError, match="oracle"):

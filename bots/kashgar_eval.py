@@ -1,0 +1,319 @@
+# cython: annotation_typing=False
+"""Kashgar's evaluator for the search (`bots.ismcts.Search`): everything the search loop needs that
+is Kashgar's, computed on the engine's state array.
+
+- the engine's hooks: a world sampled from what the observer knows (`State.determinize`), legal
+  decisions from the state's own buffer, `apply_unchecked`;
+- the features of a seat (`bots.features`: VP, capped resources, contracts in reach, caravans and
+  the cards in them) and its value, linear in them: sum_i (a_i + b_i * t) * f_i, t the game's
+  progress (the leader's VP / 25, at most 1);
+- the greedy choice (the decision after which the mover's own value, by the rollout weights, is
+  highest) that plays the turns of the macro search and the "turn" rollout;
+- the rollout and the leaf's rewards: `depth` random decisions ("eval") or the rest of the current
+  turn epsilon-greedily ("turn"), then 1/0 by the winner at the game's end, else the softmax of
+  the seats' values times `scale`.
+
+This same file compiles as `bots.kashgar_eval_c` (see `kashgar_eval_c.pxd`): a subclass of the
+compiled search's `Evaluator` whose methods the compiled loop calls through the C vtable, on
+compiled engine states read as C structs. Interpreted, it runs on interpreted engine states.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+try:
+    import cython
+except ImportError:  # interpreted, without Cython installed
+    from engine_ext import cython_shim as cython  # type: ignore[no-redef]
+
+if not cython.compiled:  # compiled, the base class is cimported from bots.ismcts_c (kashgar_eval_c.pxd)
+    from bots.ismcts import Evaluator, Rng, double_array
+
+ROLLOUTS = ("eval", "turn")  # `depth` random decisions, or the rest of the turn epsilon-greedily; then the value
+ROLL_EVAL = 0
+ROLL_TURN = 1
+FIXED_FEATURES = 8  # features before the per-card-kind counts (bots.features.FIXED)
+MAX_FEATURES = 72  # FIXED_FEATURES + the engine's 64 card kinds at most
+
+
+class KashgarEvaluator(Evaluator):
+    """Kashgar engine states, valued by weights (`a` then `b` per feature, `bots.features`; none:
+    every value 0, for the features alone); the greedy choices use `rollout_weights` (default: the
+    same weights)."""
+
+    def __init__(self, weights: Any = (), rollout_weights: Any = None, scale: float = 1.0, rollout: str = "eval",
+                 depth: int = 8, eps: float = 0.1) -> None:
+        Evaluator.__init__(self, None, scale, depth)
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
+        self.rollout = ROLLOUTS.index(rollout)
+        self.eps = eps  # rollout "turn": the chance of a random decision instead of the greedy one
+        self.scratch: Any = None
+        self._w = double_array(4 * MAX_FEATURES)  # the leaf's weights (a, b), then the greedy choices' (a, b)
+        self._f = double_array(MAX_FEATURES)
+        self._vals = double_array(8)
+        self.w = self._w
+        self.f = self._f
+        self.vals = self._vals
+        self.nfeat = 0
+        self._load_layout()
+        self.set_weights(weights, rollout_weights)
+
+    def _load_layout(self) -> None:
+        """The engine's state-array offsets that the features read."""
+        from engine_ext import core as core_py  # the offsets (the compiled module has them as C ints)
+
+        lay = core_py.layout()
+        self.o_res = lay["O_RES"]
+        self.o_disp = lay["O_DISP"]
+        self.s_disp_n = lay["S_DISP_N"]
+        self.s_players = lay["S_PLAYERS"]
+        self.s_turn = lay["S_TURN"]
+        self.s_phase = lay["S_PHASE"]
+        self.o_ncar = lay["O_NCAR"]
+        self.o_car = lay["O_CAR"]
+        self.o_nxt = lay["O_NXT"]
+        self.o_flip = lay["O_FLIP"]
+        self.ph_effect = core_py.PH_EFFECT
+
+    def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
+        """The value's weights: `a` then `b`, one of each per feature (see `features`); the value of
+        a seat is sum_i (a_i + b_i * t) * f_i, t = the game's progress (`progress`). The greedy
+        choices are by `rollout_weights` (default: the same weights)."""
+        if rollout_weights is None:
+            rollout_weights = weights
+        n = len(weights) // 2
+        if len(weights) != 2 * n or n > MAX_FEATURES or len(rollout_weights) != 2 * n:
+            raise ValueError(f"want 2 x (at most {MAX_FEATURES}) weights, got {len(weights)} and "
+                             f"{len(rollout_weights)}")
+        self.nfeat = n
+        for i in range(n):
+            self.w[i] = weights[i]
+            self.w[MAX_FEATURES + i] = weights[n + i]
+            self.w[2 * MAX_FEATURES + i] = rollout_weights[i]
+            self.w[3 * MAX_FEATURES + i] = rollout_weights[n + i]
+
+    # ---- the search's hooks --------------------------------------------------------------
+
+    def start(self, root: Any) -> None:
+        s = root
+        self.players = s.d[self.s_players]
+        if self.scratch is None:
+            self.scratch = s.clone()
+
+    def determinize(self, root: Any, observer: int, seed: int) -> Any:
+        s = root
+        return s.determinize(observer, seed)
+
+    def is_terminal(self, d: Any) -> bool:
+        s = d
+        return s.is_terminal()
+
+    def current_player(self, d: Any) -> int:
+        s = d
+        return s.current_player()
+
+    def legal(self, d: Any, out: Any) -> int:
+        s = d
+        n = s.gen_legal()
+        m = n if n <= len(out) else len(out)
+        for i in range(m):
+            out[i] = s.legal_buf[i]
+        return n
+
+    def apply(self, d: Any, code: int) -> None:
+        s = d
+        s.apply_unchecked(code)
+
+    def has_turns(self) -> bool:
+        return True
+
+    def within_turn(self, d: Any) -> bool:
+        s = d
+        return s.d[self.s_phase] == self.ph_effect
+
+    def play_greedy(self, d: Any, rng: Rng) -> None:
+        s = d
+        n = s.gen_legal()
+        s.apply_unchecked(s.legal_buf[self._greedy_choice(s, n, rng) if n > 1 else 0])
+
+    def evaluate(self, d: Any, rng: Rng) -> None:
+        s = d
+        if self.rollout == ROLL_TURN:
+            turn = s.d[self.s_turn]
+            while not s.is_terminal() and s.d[self.s_turn] == turn:
+                self._rollout_step(s, 1, rng)
+        else:
+            for _k in range(self.depth):
+                if s.is_terminal():
+                    break
+                self._rollout_step(s, 0, rng)
+        self._leaf_rewards(s, self.players)
+
+    # ---- features and values ----------------------------------------------------------------
+
+    def _features(self, d: Any, p: int) -> None:
+        """Fill `self.f` with seat `p`'s features (the order of `bots.features.feature_names`)."""
+        r = self.o_res + p * 7
+        k = 0
+        i = 0
+        c = 0
+        car = 0
+        card = 0
+        _k = 0
+        need = 0
+        have = 0
+        covered = 0
+        total = 0
+        best = 0.0
+        reach = 0.0
+        x = 0.0
+        R = d.R
+        for i in range(FIXED_FEATURES + R.nkinds):
+            self.f[i] = 0.0
+        self.f[0] = d.vp(p)
+        for k in range(5):
+            have = d.d[r + k]
+            self.f[1] += have if have < 7 else 7
+        have = d.d[r + 5]
+        self.f[2] = have if have < 7 else 7
+        have = d.d[r + 6]
+        self.f[3] = have if have < 5 else 5
+        for i in range(d.d[self.s_disp_n]):
+            c = d.d[self.o_disp + i]
+            covered = 0
+            total = 0
+            for k in range(6):
+                need = R.con_cost[c * 7 + k]
+                have = d.d[r + k]
+                total += need
+                covered += need if have >= need else have
+            need = R.con_mules[c]
+            if R.con_cost[c * 7 + 6] > need:
+                need = R.con_cost[c * 7 + 6]
+            have = d.d[r + 6]
+            total += need
+            covered += need if have >= need else have
+            if total > 0:
+                x = covered * 1.0 / total  # a C double division (the build sets cdivision)
+                x = R.con_vp[c] * x * x
+                reach += x
+                if x > best:
+                    best = x
+        self.f[4] = best
+        self.f[5] = reach
+        self.f[6] = d.d[self.o_ncar + p]
+        for i in range(d.d[self.o_ncar + p]):
+            car = p * 4 + i
+            self.f[7] += d.d[self.o_car + car * 3 + 2]
+            card = d.d[self.o_car + car * 3]
+            for _k in range(d.d[self.o_car + car * 3 + 2]):
+                c = R.ckind[card]
+                if c == R.k_patriarch and d.d[self.o_flip + card]:
+                    c = R.k_matriarch
+                self.f[FIXED_FEATURES + c] += 1.0
+                card = d.d[self.o_nxt + card]
+
+    def progress(self, d: Any) -> float:
+        """How far the game is: the leader's VP / 25, at most 1."""
+        p = 0
+        best = 0
+        for p in range(d.d[self.s_players]):
+            if d.vp(p) > best:
+                best = d.vp(p)
+        return best / 25.0 if best < 25 else 1.0
+
+    def features(self, d: Any, p: int) -> list[float]:
+        """Seat `p`'s features of state `d` (an engine state of this build), as a list."""
+        self._features(d, p)
+        return [self.f[i] for i in range(FIXED_FEATURES + d.R.nkinds)]
+
+    def heuristic(self, d: Any, p: int) -> float:
+        """Seat `p`'s value: sum_i (a_i + b_i * t) * f_i over its features (`set_weights`)."""
+        return self._value(d, p, self.progress(d), 0)
+
+    def _value(self, d: Any, p: int, t: float, base: int) -> float:
+        """The value with the leaf's weights (`base` 0) or the greedy choices' (`base` 2 * MAX_FEATURES)."""
+        i = 0
+        v = 0.0
+        self._features(d, p)
+        for i in range(self.nfeat):
+            v += (self.w[base + i] + self.w[base + MAX_FEATURES + i] * t) * self.f[i]
+        return v
+
+    # ---- greedy choices, rollouts, leaves ----------------------------------------------------
+
+    def _greedy_choice(self, d: Any, n: int, rng: Rng) -> int:
+        """The index (in `d.legal_buf[0:n]`) of the decision after which the mover's own value is
+        highest (ties broken at random), tried on the scratch state."""
+        i = 0
+        best = 0
+        ties = 0
+        v = 0.0
+        bestv = -1e300
+        me = d.current_player()
+        t = self.progress(d)
+        sc = self.scratch
+        for i in range(n):
+            sc.copy_from(d)
+            sc.apply_unchecked(d.legal_buf[i])
+            v = self._value(sc, me, t, 2 * MAX_FEATURES)
+            if v > bestv + 1e-12:
+                bestv = v
+                best = i
+                ties = 1
+            elif v > bestv - 1e-12:
+                ties += 1
+                if rng.next() % ties == 0:
+                    best = i
+        return best
+
+    def greedy_choice(self, d: Any, rng: Rng) -> int:
+        """The mover's greedy decision in `d` (its code)."""
+        if self.scratch is None:
+            self.scratch = d.clone()
+        n = d.gen_legal()
+        return d.legal_buf[self._greedy_choice(d, n, rng) if n > 1 else 0]
+
+    def _rollout_step(self, d: Any, greedy: int, rng: Rng) -> None:
+        """One rollout decision on `d`: random, or (`greedy`) the mover's greedy choice except with
+        probability `eps`."""
+        n = d.gen_legal()
+        if greedy and n > 1 and rng.next() % 1000000 >= self.eps * 1000000:
+            d.apply_unchecked(d.legal_buf[self._greedy_choice(d, n, rng)])
+        else:
+            d.apply_unchecked(d.legal_buf[rng.next() % n])
+
+    def _leaf_rewards(self, d: Any, np_: int) -> None:
+        """`self.rew` and `self.vps` for state `d`: 1/0 by the winner at the end of the game, else
+        the softmax of the seats' values times `scale`."""
+        p = 0
+        w = 0
+        m = -1e300
+        sm = 0.0
+        t = 0.0
+        if d.is_terminal():
+            w = d.winner()
+            for p in range(np_):
+                self.rew[p] = 1.0 if p == w else 0.0
+                self.vps[p] = d.vp(p)
+            return
+        t = self.progress(d)
+        for p in range(np_):
+            self.vals[p] = self.scale * self._value(d, p, t, 0)
+            if self.vals[p] > m:
+                m = self.vals[p]
+            self.vps[p] = d.vp(p)
+        for p in range(np_):
+            self.rew[p] = math.exp(self.vals[p] - m)
+            sm += self.rew[p]
+        for p in range(np_):
+            self.rew[p] = self.rew[p] / sm
+
+    def leaf_rewards(self, d: Any) -> list[float]:
+        """The rewards per seat that the search backs up from leaf state `d` (no rollout)."""
+        np_ = d.d[self.s_players]
+        self._leaf_rewards(d, np_)
+        return [self.rew[p] for p in range(np_)]

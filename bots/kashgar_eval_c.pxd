@@ -1,0 +1,73 @@
+# C types for bots/kashgar_eval.py compiled as bots.kashgar_eval_c (the same source; see setup.py):
+# a subclass of the compiled search's Evaluator, reading compiled engine states as C structs.
+cimport cython
+from bots.ismcts_c cimport Evaluator, Rng, double_array
+from engine_ext.core_c cimport State as CState, Rules as CRules
+
+cdef int ROLL_EVAL, ROLL_TURN, FIXED_FEATURES, MAX_FEATURES
+
+
+cdef class KashgarEvaluator(Evaluator):
+    cdef public int rollout
+    cdef public double eps
+    cdef public CState scratch
+    cdef public object _w, _f, _vals
+    cdef public double[::1] w
+    cdef public double[::1] f
+    cdef public double[::1] vals
+    cdef public int nfeat
+    cdef public int o_res, o_disp, s_disp_n, s_players, s_turn, s_phase, o_ncar, o_car, o_nxt, o_flip, ph_effect
+
+    cpdef _load_layout(self)
+
+    @cython.locals(n=int, i=int)
+    cpdef set_weights(self, object weights, object rollout_weights=*)
+
+    @cython.locals(s=CState)
+    cpdef void start(self, object root)
+    @cython.locals(s=CState)
+    cpdef object determinize(self, object root, int observer, unsigned long long seed)
+    @cython.locals(s=CState)
+    cpdef bint is_terminal(self, object d)
+    @cython.locals(s=CState)
+    cpdef int current_player(self, object d)
+    @cython.locals(s=CState, n=int, m=int, i=int)
+    cpdef int legal(self, object d, int[::1] out)
+    @cython.locals(s=CState)
+    cpdef void apply(self, object d, int code)
+    cpdef bint has_turns(self)
+    @cython.locals(s=CState)
+    cpdef bint within_turn(self, object d)
+    @cython.locals(s=CState, n=int)
+    cpdef void play_greedy(self, object d, Rng rng)
+    @cython.locals(s=CState, turn=int, _k=int)
+    cpdef void evaluate(self, object d, Rng rng)
+
+    @cython.locals(r=int, k=int, _k=int, i=int, c=int, car=int, card=int, need=int, have=int, covered=int,
+                   total=int, best=double, reach=double, x=double, R=CRules)
+    cdef void _features(self, CState d, int p)
+
+    @cython.locals(p=int, best=int)
+    cpdef double progress(self, CState d)
+
+    cpdef list features(self, CState d, int p)
+
+    cpdef double heuristic(self, CState d, int p)
+
+    @cython.locals(i=int, v=double)
+    cdef double _value(self, CState d, int p, double t, int base)
+
+    @cython.locals(i=int, best=int, ties=int, v=double, bestv=double, me=int, t=double, sc=CState)
+    cdef int _greedy_choice(self, CState d, int n, Rng rng)
+
+    @cython.locals(n=int)
+    cpdef int greedy_choice(self, CState d, Rng rng)
+
+    @cython.locals(n=int)
+    cdef void _rollout_step(self, CState d, int greedy, Rng rng)
+
+    @cython.locals(p=int, w=int, m=double, sm=double, t=double)
+    cdef void _leaf_rewards(self, CState d, int np_)
+
+    @cython.locals(np_=int)
+    cpdef list leaf_rewards(self, CState d)

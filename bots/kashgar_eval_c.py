@@ -1,0 +1,1 @@
+kashgar_eval.py
