@@ -150,12 +150,6 @@ class CalibrationLoader:
 load_calibration = CalibrationLoader()
 
 
-# Settings the search had when fits or records were made and has no more, each with the value at
-# which it searched as the search does now: a stored preset naming one at that value is the same
-# search (the records kept in lab/data/calibration name them; bots/data/win_calibration.json no more).
-RETIRED_SETTINGS: dict[str, Any] = {"observe": 0, "tree_depth": 0, "tempo": 0.0}
-
-
 def preset_of(level: Any) -> dict[str, Any]:
     """The settings of a level's search that a fit holds for (`Level.config`)."""
     return level.config.to_dict()
@@ -164,18 +158,15 @@ def preset_of(level: Any) -> dict[str, Any]:
 def current_preset(stored: dict[str, Any]) -> dict[str, Any]:
     """A preset saved with a fit or records (`preset_of` when they were made), as the search's
     settings now: a setting added since, absent from `stored`, at its default (which searches as
-    before it existed); a retired one (`RETIRED_SETTINGS`) left out where it is at the value that
-    searched as now (at another value it is kept, and the preset is no level's)."""
+    before it existed)."""
     from bots.ismcts_bot import ISMCTSConfig
 
-    kept = {k: v for k, v in stored.items() if k not in RETIRED_SETTINGS or v != RETIRED_SETTINGS[k]}
-    kept.pop("compiled", None)  # the build: saved once, it never changed an answer
-    return {**ISMCTSConfig().to_dict(), **kept}
+    return {**ISMCTSConfig().to_dict(), **stored}
 
 
 def same_preset(stored: Any, level: Any) -> bool:
     """Whether a preset saved with a fit or records is `level`'s search now (`current_preset`), so
-    that a new setting does not void every fit, nor a retired one every file that names it."""
+    that a new setting does not void every fit."""
     return isinstance(stored, dict) and current_preset(stored) == preset_of(level)
 
 

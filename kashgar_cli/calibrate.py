@@ -31,10 +31,12 @@ def _players(text: str) -> list[int]:
 
 
 def _records_file(folder: str, level: str, players: int, saved: bool = False) -> str:
-    """DIR/LEVEL-Pp.jsonl; for records `saved` before, DIR/LEVEL-Pp.jsonl.gz where only that is there
-    (records kept compressed)."""
+    """DIR/LEVEL-Pp.jsonl; for records `saved` before, DIR/LEVEL-Pp.jsonl.xz or .gz where only that
+    is there (records kept compressed)."""
     path = os.path.join(folder, f"{level}-{players}p.jsonl")
-    return f"{path}.gz" if saved and not os.path.exists(path) and os.path.exists(f"{path}.gz") else path
+    if saved and not os.path.exists(path):
+        return next((f"{path}{z}" for z in (".xz", ".gz") if os.path.exists(f"{path}{z}")), path)
+    return path
 
 
 def _check_held_out(games: int, held_out: float, what: str) -> None:
@@ -215,12 +217,13 @@ def register(sub: Any) -> None:
                         "playing (--from-records)")
     p.add_argument("--from-records", metavar="DIR",
                    help="play nothing: fit each level and seat count on DIR/LEVEL-Pp.jsonl (or, where only "
-                        "that is there, DIR/LEVEL-Pp.jsonl.gz), saved by --records "
+                        "that is there, DIR/LEVEL-Pp.jsonl.xz or .gz), saved by --records "
                         "with the level's preset as it is now (-n and -j do not apply; --seed picks the held-out "
                         "games)")
     p.add_argument("--merge", metavar="DIR,DIR,...",
                    help="play and fit nothing: join each level's and seat count's records saved by --records in "
-                        "these directories (runs on consecutive deal seeds, in this order; .jsonl or .jsonl.gz) "
+                        "these directories (runs on consecutive deal seeds, in this order; .jsonl, .jsonl.xz or "
+                        ".jsonl.gz) "
                         "into one file under --records, as one run of all their games writes it")
     p.add_argument("--table", action="store_true",
                    help="play nothing: print the Markdown table of the held-out measures in --out")

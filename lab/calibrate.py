@@ -32,6 +32,7 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import lzma
 import math
 import os
 import random
@@ -115,10 +116,12 @@ def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
 
 
 RECORDS_FORMAT = "kashgar-calibration-records/1"
+REWARD_DECIMALS = 6  # as `/suggest` rounds `mean_reward`
 
 
 def write_records(path: str | os.PathLike[str], header: dict[str, Any], records: list[Record]) -> None:
     """Save `records` (JSON lines: a header, then [game, progress, reward, won, order] per record,
+    the reward to `REWARD_DECIMALS` places as `/suggest` reports it,
     the place in turn order left out where it is not known) so that a fit can be made again, or
     under another model, without playing the games again. `header` names what was played (level,
     players, preset, ...); the header also says how many records follow (`records`), which reading
@@ -128,7 +131,7 @@ def write_records(path: str | os.PathLike[str], header: dict[str, Any], records:
     def dump(fh: TextIO) -> None:
         fh.write(json.dumps({"format": RECORDS_FORMAT, **header, "records": len(records)}) + "\n")
         for r in records:
-            row: list[Any] = [r.game, r.progress, r.reward, r.won]
+            row: list[Any] = [r.game, r.progress, round(r.reward, REWARD_DECIMALS), r.won]
             if r.order is not None:
                 row.append(r.order)
             fh.write(json.dumps(row) + "\n")
@@ -137,14 +140,17 @@ def write_records(path: str | os.PathLike[str], header: dict[str, Any], records:
 
 
 def read_records(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[Record]]:
-    """The header and records of a file of `write_records` (gzip-compressed where its name ends in
-    .gz); ValueError naming the line that is wrong."""
+    """The header and records of a file of `write_records` (compressed where its name ends in .xz
+    or .gz, as the records kept in lab/data/calibration are); ValueError naming the line that is
+    wrong."""
+    name = str(path)
     try:
-        with (gzip.open(path, "rt", encoding="utf-8") if str(path).endswith(".gz")
+        with (lzma.open(path, "rt", encoding="utf-8") if name.endswith(".xz")
+              else gzip.open(path, "rt", encoding="utf-8") if name.endswith(".gz")
               else open(path, encoding="utf-8")) as fh:
             lines = fh.read().splitlines()
-    except (EOFError, zlib.error) as exc:  # a cut or damaged .gz
-        raise ValueError(f"not a whole gzip file ({exc})") from None
+    except (EOFError, zlib.error, lzma.LZMAError) as exc:  # a cut or damaged compressed file
+        raise ValueError(f"not a whole {'xz' if name.endswith('.xz') else 'gzip'} file ({exc})") from None
     try:
         header = json.loads(lines[0]) if lines else None
     except (ValueError, RecursionError):
@@ -213,7 +219,7 @@ def merge_records(parts: list[tuple[dict[str, Any], list[Record]]]) -> tuple[dic
 
 def _comparable(key: str, value: Any) -> Any:
     """A header's value as runs are compared: a preset as the search's settings now (a run saved
-    before a setting was retired names it)."""
+    before a setting was added does not name it)."""
     if key == "preset" and isinstance(value, dict):
         from bots.win_prob import current_preset
 

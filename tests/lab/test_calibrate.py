@@ -350,13 +350,13 @@ def test_the_kept_records_are_the_games_of_the_shipped_fit(shipped: None) -> Non
     without playing: each file is of the level's preset as shipped, and fitting it gives the
     shipped weights and the held-out games and decisions."""
     folder = Path(__file__).resolve().parents[2] / "lab" / "data" / "calibration"
-    files = sorted(folder.glob("*.jsonl.gz"))
+    files = sorted(folder.glob("*.jsonl.xz"))
     assert files
     doc = win_prob.load_calibration()
     for path in files:
         header, records = calibrate.read_records(path)
         entry = doc["levels"][header["level"]][str(header["players"])]
-        assert path.name == f"{header['level']}-{header['players']}p.jsonl.gz"
+        assert path.name == f"{header['level']}-{header['players']}p.jsonl.xz"
         level = get_level(header["level"])
         assert win_prob.same_preset(header["preset"], level) and win_prob.same_preset(entry["preset"], level)
         # the records have the places: the model has their terms where they predict better

@@ -309,12 +309,16 @@ def test_records_of_another_preset_or_none_are_refused_before_any_fit(tmp_path: 
     assert "not with --from-records" in one_line_error(capsys)
 
 
+@pytest.mark.parametrize(("suffix", "kind"), [(".xz", "xz"), (".gz", "gzip")])
 def test_records_kept_compressed_are_fitted_as_the_plain_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+                                                              capsys: pytest.CaptureFixture[str], suffix: str,
+                                                              kind: str) -> None:
     import gzip
+    import lzma
 
     from bots.levels import get_level
 
+    compress = lzma.compress if suffix == ".xz" else gzip.compress
     no_games(monkeypatch)
     header = {"level": "club", "players": 2, "preset": win_prob.preset_of(get_level("club")), "seed": 3}
     calibrate.write_records(tmp_path / "club-2p.jsonl", header, made_up_records())
@@ -322,16 +326,17 @@ def test_records_kept_compressed_are_fitted_as_the_plain_file(tmp_path: Path, mo
     argv = ["calibrate", "--levels", "club", "--players", "2", "--from-records", str(tmp_path)]
     assert main([*argv, "--out", str(tmp_path / "plain.json")]) == 0
     (tmp_path / "club-2p.jsonl").unlink()
-    (tmp_path / "club-2p.jsonl.gz").write_bytes(gzip.compress(text))
-    assert main([*argv, "--out", str(tmp_path / "gz.json")]) == 0
-    a, b = (json.loads((tmp_path / f).read_text())["levels"]["club"]["2"] for f in ("plain.json", "gz.json"))
+    packed = tmp_path / f"club-2p.jsonl{suffix}"
+    packed.write_bytes(compress(text))
+    assert main([*argv, "--out", str(tmp_path / "packed.json")]) == 0
+    a, b = (json.loads((tmp_path / f).read_text())["levels"]["club"]["2"] for f in ("plain.json", "packed.json"))
     assert a["weights"] == b["weights"] and a["held_out"] == b["held_out"]
-    (tmp_path / "club-2p.jsonl.gz").write_bytes(gzip.compress(text)[:-40])  # cut short
+    packed.write_bytes(compress(text)[:-40])  # cut short
     assert main([*argv, "--out", str(tmp_path / "cut.json")]) != 0
-    assert "club-2p.jsonl.gz: not a whole gzip file" in one_line_error(capsys)
-    (tmp_path / "club-2p.jsonl.gz").write_bytes(b"\x1f\x8b" + bytes(range(60)))  # not gzip inside
+    assert f"club-2p.jsonl{suffix}: not a whole {kind} file" in one_line_error(capsys)
+    packed.write_bytes(compress(b"")[:6] + bytes(range(60)))  # damaged inside
     assert main([*argv, "--out", str(tmp_path / "bad.json")]) != 0
-    assert "club-2p.jsonl.gz" in one_line_error(capsys)
+    assert f"club-2p.jsonl{suffix}" in one_line_error(capsys)
     assert not (tmp_path / "cut.json").exists() and not (tmp_path / "bad.json").exists()
 
 
