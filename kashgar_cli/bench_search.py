@@ -68,28 +68,34 @@ def run(args: argparse.Namespace) -> int:
             from lab.openspiel_adapter import OpenSpielISMCTS
         except ImportError:
             use_os = False
+    from lab.progress import Progress
+
     rows = []
-    for n in (2, 3, 4):
-        for name, g in positions(n, eng).items():
-            bot = ISMCTSBot(config)
-            bot.search(g.state, iterations=min(iters, 500), seed=0)  # warm up
-            s, done, ms = bot.search(g.state, iterations=iters, seed=1)
-            row: dict[str, Any] = {"players": n, "position": name, "iterations": done,
-                                   "ours_it_per_s": round(done / ms * 1000.0, 1), "tree_nodes": s.tree.size}
-            if use_os:
-                # warmed up as ours is (the first call imported OpenSpiel's modules inside the clock)
-                OpenSpielISMCTS(iterations=2).analyse(g, seed=0)
-                t0 = time.perf_counter()
-                OpenSpielISMCTS(iterations=os_iters).analyse(g, seed=1)
-                dt = time.perf_counter() - t0
-                row["openspiel_it_per_s"] = round(os_iters / dt, 1)
-                row["ratio"] = round(row["ours_it_per_s"] / row["openspiel_it_per_s"], 1)
-            rows.append(row)
+    todo = [(n, name, g) for n in (2, 3, 4) for name, g in positions(n, eng).items()]
+    bar = Progress(len(todo) + 1, unit="run", desc="bench search")
+    for n, name, g in todo:
+        bot = ISMCTSBot(config)
+        bot.search(g.state, iterations=min(iters, 500), seed=0)  # warm up
+        s, done, ms = bot.search(g.state, iterations=iters, seed=1)
+        row: dict[str, Any] = {"players": n, "position": name, "iterations": done,
+                               "ours_it_per_s": round(done / ms * 1000.0, 1), "tree_nodes": s.tree.size}
+        if use_os:
+            # warmed up as ours is (the first call imported OpenSpiel's modules inside the clock)
+            OpenSpielISMCTS(iterations=2).analyse(g, seed=0)
+            t0 = time.perf_counter()
+            OpenSpielISMCTS(iterations=os_iters).analyse(g, seed=1)
+            dt = time.perf_counter() - t0
+            row["openspiel_it_per_s"] = round(os_iters / dt, 1)
+            row["ratio"] = round(row["ours_it_per_s"] / row["openspiel_it_per_s"], 1)
+        rows.append(row)
+        bar.update(len(rows))
     mid2 = positions(2, eng)["midgame"]
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     s, done, ms = ISMCTSBot(config).search(mid2.state, iterations=int(getattr(args, "tree_iterations", 100000)),
                                      seed=2)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    bar.update(len(rows) + 1)
+    bar.close()
     result: dict[str, Any] = {
         "engine_compiled": bool(eng.COMPILED), "search_compiled": build_for(mid2.state).compiled,
         "cores": 1, "machine_cores": os.cpu_count(), "bot": spec or "ismcts", "provenance": provenance(),
