@@ -319,7 +319,6 @@ def _build_tables(data: CardData) -> None:
         "kvp": [0 if k.vp == "wheat" else int(k.vp) for k in data.kinds],
         "kwheat": [1 if k.vp == "wheat" else 0 for k in data.kinds],
         "kbang": [1 if k.bang else 0 for k in data.kinds],
-        "kdeck": [DECKS.index(k.deck) for k in data.kinds],
         "kact": kact, "ckind": card_kind,
         "a_start": a_start, "a_len": a_len, "a_cost": a_cost, "a_minmask": a_minmask,
         "a_min": a_min, "a_trade": a_trade, "ops": ops,
@@ -331,7 +330,6 @@ def _build_tables(data: CardData) -> None:
         "con_pay_n": [next(iter(c.payout.values())) if c.payout else 0 for c in data.contracts],
         "k_patriarch": data.by_slug["patriarch"].index,
         "k_matriarch": data.by_slug["matriarch"].index,
-        "k_aristokratin": data.by_slug["aristokratin"].index,
     }
 
 

@@ -190,8 +190,7 @@ S_PEND = 29
 S_FLAGS = 30
 S_HIRTE_P = 31
 S_HIRTE_LEFT = 32
-S_COND = 33
-S_ZCON = 34
+S_ZCON = 34  # (slot 33 is free)
 
 O_NCAR = 40  # caravans per player (4)
 O_RES = 44  # 4 players x 7
@@ -278,7 +277,6 @@ class Rules:
             self.kvp = _zeros(64)
             self.kwheat = _zeros(64)
             self.kbang = _zeros(64)
-            self.kdeck = _zeros(64)
             self.kact = _zeros(192)
             self.ckind = _zeros(128)
             self.a_start = _zeros(256)
@@ -297,8 +295,7 @@ class Rules:
         self.nkinds = len(tables["kvp"])
         self.k_patriarch = tables["k_patriarch"]
         self.k_matriarch = tables["k_matriarch"]
-        self.k_aristokratin = tables["k_aristokratin"]
-        for name, size in (("kvp", 64), ("kwheat", 64), ("kbang", 64), ("kdeck", 64), ("kact", 192),
+        for name, size in (("kvp", 64), ("kwheat", 64), ("kbang", 64), ("kact", 192),
                            ("ckind", 128), ("a_start", 256), ("a_len", 256), ("a_cost", 256 * 7),
                            ("a_minmask", 256), ("a_min", 256), ("a_trade", 256), ("ops", 4096),
                            ("con_kind", 40), ("con_vp", 40), ("con_mules", 40), ("con_cost", 280),
@@ -316,8 +313,6 @@ class Rules:
             self.kwheat[i] = v
         elif name == "kbang":
             self.kbang[i] = v
-        elif name == "kdeck":
-            self.kdeck[i] = v
         elif name == "kact":
             self.kact[i] = v
         elif name == "ckind":

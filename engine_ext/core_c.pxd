@@ -139,7 +139,6 @@ cdef int S_PEND
 cdef int S_FLAGS
 cdef int S_HIRTE_P
 cdef int S_HIRTE_LEFT
-cdef int S_COND
 cdef int S_ZCON
 cdef int O_NCAR
 cdef int O_RES
@@ -172,11 +171,10 @@ cdef int ROUTE[1888]
 
 
 cdef class Rules:
-    cdef public int nkinds, k_patriarch, k_matriarch, k_aristokratin
+    cdef public int nkinds, k_patriarch, k_matriarch
     cdef int kvp[64]
     cdef int kwheat[64]
     cdef int kbang[64]
-    cdef int kdeck[64]
     cdef int kact[192]
     cdef int ckind[128]
     cdef int a_start[256]
