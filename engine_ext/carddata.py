@@ -164,7 +164,7 @@ def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
     if op == "fulfil":
         flags = 0
         names = {"free": C.F_FREE, "nomules": C.F_NOMULES, "small": C.F_SMALL,
-                 "hoeker": C.F_HOEKER, "zimt": C.F_ZIMT}
+                 "gold_for_spices": C.F_GOLD_FOR_SPICES, "spices_for_cinnamon": C.F_SPICES_FOR_CINNAMON}
         for a in args:
             if a not in names:
                 raise CardDataError(f"{where}: unknown fulfil modifier {a!r}")
@@ -172,7 +172,7 @@ def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
         return (C.OP_FULFIL, flags, 0, 0)
     if op == "contracts_wheat":
         need(1)
-        return (C.OP_CWHEAT, _amount(args[0], where), 0, 0)
+        return (C.OP_CONTRACTS_WHEAT, _amount(args[0], where), 0, 0)
     if op == "contracts_free":
         # contracts_free k [n]: draw k, fulfil free up to n of the small and special ones (all without n)
         if len(args) not in (1, 2):
@@ -180,7 +180,7 @@ def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
         most = _amount(args[1], where) if len(args) == 2 else 0
         if len(args) == 2 and most < 1:
             raise CardDataError(f"{where}: contracts_free: at most 1..9 contracts, not {args[1]!r}")
-        return (C.OP_CFREE, _amount(args[0], where), most, 0)
+        return (C.OP_CONTRACTS_FREE, _amount(args[0], where), most, 0)
     if op in ("opp_inc", "opp_set", "opp_dec", "steal"):
         need(2)
         code = {"opp_inc": C.OP_OPP_INC, "opp_set": C.OP_OPP_SET, "opp_dec": C.OP_OPP_DEC,
@@ -191,7 +191,7 @@ def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
         return (C.OP_OPP_DEC_IF_GE, _res(args[0], where), _amount(args[1], where), _amount(args[2], where))
     if op in ("if_opp_zero", "raise_to_max_opp"):
         need(1)
-        return (C.OP_IF_OPP_ZERO if op == "if_opp_zero" else C.OP_RAISE_MAX, _res(args[0], where), 0, 0)
+        return (C.OP_IF_OPP_ZERO if op == "if_opp_zero" else C.OP_RAISE_TO_MAX_OPP, _res(args[0], where), 0, 0)
     if op == "remove_any":
         need(1)
         return (C.OP_REMOVE_ANY, _amount(args[0], where), 0, 0)
@@ -201,11 +201,12 @@ def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
         return (C.OP_SHUFFLE, C.DECK_SPECIAL, 0, 0)
     if op == "set_distinct":
         need(3)
-        return (C.OP_SETDIST, _mask(args[0], where), _amount(args[1], where), _amount(args[2], where))
-    simple = {"refresh_display": C.OP_REFRESH, "remove_this": C.OP_REMOVE_THIS,
-              "remove_patriarch": C.OP_REMOVE_PAT, "turn_self": C.OP_TURN_SELF,
-              "turn_opponents": C.OP_TURN_OPP, "patriarchs_front": C.OP_PAT_FRONT, "hirte": C.OP_HIRTE,
-              "take_discard": C.OP_TAKE, "new_caravan": C.OP_NEWCAR, "trade": C.OP_TRADE}
+        return (C.OP_SET_DISTINCT, _mask(args[0], where), _amount(args[1], where), _amount(args[2], where))
+    simple = {"refresh_display": C.OP_REFRESH_DISPLAY, "remove_this": C.OP_REMOVE_THIS,
+              "remove_patriarch": C.OP_REMOVE_PATRIARCH, "turn_self": C.OP_TURN_SELF,
+              "turn_opponents": C.OP_TURN_OPPONENTS, "patriarchs_front": C.OP_PATRIARCHS_FRONT,
+              "route_fronts": C.OP_ROUTE_FRONTS, "take_discard": C.OP_TAKE_DISCARD,
+              "new_caravan": C.OP_NEW_CARAVAN, "trade": C.OP_TRADE}
     if op in simple:
         need(0)
         return (simple[op], 0, 0, 0)

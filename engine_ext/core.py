@@ -50,28 +50,28 @@ OP_SET = 3
 OP_CHOOSE = 4
 OP_DRAW = 5
 OP_FULFIL = 6
-OP_CWHEAT = 7
-OP_CFREE = 8
-OP_REFRESH = 9
+OP_CONTRACTS_WHEAT = 7
+OP_CONTRACTS_FREE = 8
+OP_REFRESH_DISPLAY = 9
 OP_OPP_INC = 10
 OP_OPP_SET = 11
 OP_OPP_DEC = 12
 OP_OPP_DEC_IF_GE = 13
 OP_IF_OPP_ZERO = 14
 OP_STEAL = 15
-OP_RAISE_MAX = 16
+OP_RAISE_TO_MAX_OPP = 16
 OP_REMOVE_THIS = 17
 OP_REMOVE_ANY = 18
-OP_REMOVE_PAT = 19
+OP_REMOVE_PATRIARCH = 19
 OP_TURN_SELF = 20
-OP_TURN_OPP = 21
-OP_PAT_FRONT = 22
-OP_HIRTE = 23
-OP_TAKE = 24
-OP_NEWCAR = 25
+OP_TURN_OPPONENTS = 21
+OP_PATRIARCHS_FRONT = 22
+OP_ROUTE_FRONTS = 23
+OP_TAKE_DISCARD = 24
+OP_NEW_CARAVAN = 25
 OP_SHUFFLE = 26
 OP_TRADE = 27
-OP_SETDIST = 28
+OP_SET_DISTINCT = 28
 
 # amounts below zero are counts
 AMT_CONTRACTS = -1
@@ -86,8 +86,8 @@ DECK_CONTRACT = 2
 F_FREE = 1
 F_NOMULES = 2
 F_SMALL = 4
-F_HOEKER = 8
-F_ZIMT = 16
+F_GOLD_FOR_SPICES = 8
+F_SPICES_FOR_CINNAMON = 16
 
 # contract kinds
 CK_SMALL = 0
@@ -118,7 +118,7 @@ P_CHOOSE = 1
 P_KEEP = 2
 P_FULFIL = 3
 P_WHEAT = 4
-P_ZIMT = 5
+P_CINNAMON = 5
 P_REMOVE = 6
 P_REMOVE_ANY = 7
 P_REMOVE_PAT = 8
@@ -152,7 +152,7 @@ STD_CAP = 128
 SPC_CAP = 16
 CON_CAP = 64
 DISC_CAP = 128
-# drawn cards: a Geldeintreiber parting draws one Special per fulfilled contract, up to the whole Special deck
+# drawn cards: a draw of one Special per fulfilled contract (N:contracts) may draw the whole Special deck
 LIMBO_CAP = 16
 LEGAL_CAP = 256
 
@@ -188,9 +188,9 @@ S_N = 27
 S_LAST = 28
 S_PEND = 29
 S_FLAGS = 30
-S_HIRTE_P = 31
-S_HIRTE_LEFT = 32
-S_ZCON = 34  # (slot 33 is free)
+S_ROUTER = 31
+S_ROUTERS_LEFT = 32
+S_CINNAMON_CON = 34  # (slot 33 is free)
 
 O_NCAR = 40  # caravans per player (4)
 O_RES = 44  # 4 players x 7
@@ -222,7 +222,7 @@ assert D_SIZE <= D_CAP
 
 
 def _route_tables() -> tuple:
-    """The Hirte's routes for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
+    """The routes of `route_fronts` for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
     front card goes to the back of a different one (several may go to the same caravan, and
     then the order in which they are appended is chosen). For m caravans, route i is the m moves
     ROUTE[ROUTE_OFF[m] + (i * m + j) * 2 + (0, 1)] = (source, destination) for j in 0..m-1, as
@@ -732,7 +732,7 @@ class State:
         for r in range(5):
             need = self.R.con_cost[c * 7 + r]
             have = self.d[rb + r]
-            if flags & F_ZIMT:
+            if flags & F_SPICES_FOR_CINNAMON:
                 if r == CINNAMON:
                     surplus += have
                 elif have < need:
@@ -741,23 +741,23 @@ class State:
                     surplus += have - need
             elif have < need:
                 lack += need - have
-        if flags & F_ZIMT:
+        if flags & F_SPICES_FOR_CINNAMON:
             if surplus < self.R.con_cost[c * 7 + CINNAMON]:
                 return False
             lack = 0
-        if flags & F_HOEKER:
+        if flags & F_GOLD_FOR_SPICES:
             return self.d[rb + GOLD] >= self.R.con_cost[c * 7 + GOLD] + lack
         return lack == 0 and self.d[rb + GOLD] >= self.R.con_cost[c * 7 + GOLD]
 
     def _pay_contract(self, p: cython.int, c: cython.int, flags: cython.int) -> None:
-        """Pay a contract's cost (not for Zimtfürst's cinnamon, chosen step by step)."""
+        """Pay a contract's cost (not its cinnamon under `spices_for_cinnamon`: chosen step by step)."""
         r: cython.int
         need: cython.int
         have: cython.int
         lack: cython.int = 0
         rb: cython.int = O_RES + p * 7
         for r in range(5):
-            if r == CINNAMON and (flags & F_ZIMT):
+            if r == CINNAMON and (flags & F_SPICES_FOR_CINNAMON):
                 continue
             need = self.R.con_cost[c * 7 + r]
             have = self.d[rb + r]
@@ -924,14 +924,14 @@ class State:
                     c = self.d[O_LIMBO + i]
                     if self.R.con_kind[c] != CK_LARGE and c > self.d[S_LAST] and self._cfree_count(c) >= k - 1:
                         self._emit((K_FULFIL << 8) | c)
-        elif pend == P_ZIMT:
+        elif pend == P_CINNAMON:
             # one spice per cinnamon unit, in non-decreasing order, never into a dead end
             k = self.d[S_N]
             for r in range(self.d[S_LAST], 5):
                 m = 0
                 for j in range(r, 5):
-                    m += self._zimt_surplus(p, j)
-                if self._zimt_surplus(p, r) > 0 and m >= k:
+                    m += self._cinnamon_surplus(p, j)
+                if self._cinnamon_surplus(p, r) > 0 and m >= k:
                     self._emit((K_CHOOSE << 8) | r)
         elif pend == P_REMOVE or pend == P_REMOVE_PAT:
             c = self.d[S_CAR]
@@ -979,8 +979,8 @@ class State:
         n: cython.int = self.gen_legal()
         return [self.legal_buf[i] for i in range(n)]
 
-    def _zimt_surplus(self, p: cython.int, r: cython.int) -> cython.int:
-        """What spice r can still give towards the Zimtfürst's cinnamon (the rest of the
+    def _cinnamon_surplus(self, p: cython.int, r: cython.int) -> cython.int:
+        """What spice r can still give towards a contract's cinnamon (`spices_for_cinnamon`; the rest of the
         contract's cost is already paid)."""
         return self.d[O_RES + p * 7 + r]
 
@@ -1076,16 +1076,16 @@ class State:
                 self.d[S_PC] += 1
             else:
                 self._resolve_fulfil(p, arg)
-                if self.d[S_PEND] == P_ZIMT:
+                if self.d[S_PEND] == P_CINNAMON:
                     return
                 self.d[S_PC] += 1
-        elif pend == P_ZIMT:
+        elif pend == P_CINNAMON:
             self.d[O_RES + p * 7 + arg] -= 1
             self.d[S_LAST] = arg
             self.d[S_N] -= 1
             if self.d[S_N] > 0:
                 return
-            self._finish_fulfil(p, self.d[S_ZCON])
+            self._finish_fulfil(p, self.d[S_CINNAMON_CON])
             self.d[S_PC] += 1
         elif pend == P_WHEAT:
             k = self._known_under(O_CKNOWN, p, arg if kind == K_FULFIL else -1, False)
@@ -1216,11 +1216,11 @@ class State:
         flags: cython.int = self.d[S_FLAGS]
         if not (flags & F_FREE):
             self._pay_contract(p, c, flags)
-            if (flags & F_ZIMT) and self.R.con_cost[c * 7 + CINNAMON] > 0:
-                self.d[S_ZCON] = c
+            if (flags & F_SPICES_FOR_CINNAMON) and self.R.con_cost[c * 7 + CINNAMON] > 0:
+                self.d[S_CINNAMON_CON] = c
                 self.d[S_N] = self.R.con_cost[c * 7 + CINNAMON]
                 self.d[S_LAST] = 0
-                self.d[S_PEND] = P_ZIMT
+                self.d[S_PEND] = P_CINNAMON
                 return
         self._finish_fulfil(p, c)
 
@@ -1230,7 +1230,7 @@ class State:
         self._refill_display()
 
     def _route(self, p: cython.int, idx: cython.int) -> None:
-        """The Hirte: the front card of each non-empty caravan of p goes to the back of a
+        """`route_fronts`: the front card of each non-empty caravan of p goes to the back of a
         different non-empty caravan of p, by route `idx` of ROUTE (several may go to the same
         caravan, appended in the route's order). Every front is taken first, so moving them
         one after another or all at once is the same."""
@@ -1260,13 +1260,13 @@ class State:
             self.d[O_LOC + fronts[src]] = cars[dst]
 
     def _next_router(self) -> cython.bint:
-        """Move the Hirte on to the next player who has to route; False when all are done."""
+        """Move `route_fronts` on to the next player who has to route; False when all are done."""
         n: cython.int = self.d[S_PLAYERS]
         q: cython.int
-        while self.d[S_HIRTE_LEFT] > 0:
-            q = self.d[S_HIRTE_P]
-            self.d[S_HIRTE_P] = (q + 1) % n
-            self.d[S_HIRTE_LEFT] -= 1
+        while self.d[S_ROUTERS_LEFT] > 0:
+            q = self.d[S_ROUTER]
+            self.d[S_ROUTER] = (q + 1) % n
+            self.d[S_ROUTERS_LEFT] -= 1
             if self._nonempty(q) >= 2:
                 self.d[S_DECIDER] = q
                 self.d[S_PEND] = P_ROUTE
@@ -1339,7 +1339,7 @@ class State:
                 if self.gen_legal() > 1:
                     return
                 self.d[S_PEND] = P_NONE
-            elif op == OP_CWHEAT or op == OP_CFREE:
+            elif op == OP_CONTRACTS_WHEAT or op == OP_CONTRACTS_FREE:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = DECK_CONTRACT
                 for _i in range(min(a, LIMBO_CAP)):
@@ -1349,12 +1349,12 @@ class State:
                     self.d[O_CLOC + card] = CL_LIMBO
                     self.d[O_CKNOWN + card] = (1 << p) | (self.d[O_CKNOWN + card] << KNEW)
                     self._limbo_add(card)
-                if op == OP_CWHEAT and self.d[S_LIMBO_N] > 0:
+                if op == OP_CONTRACTS_WHEAT and self.d[S_LIMBO_N] > 0:
                     # asked even when none has a wheat field (only `skip`): the drawn contracts are
                     # the player's alone, and a turn going on without a pause would tell the others
                     self.d[S_PEND] = P_WHEAT
                     return
-                if op == OP_CFREE and b > 0 and self._cfree_count(-1) >= b:
+                if op == OP_CONTRACTS_FREE and b > 0 and self._cfree_count(-1) >= b:
                     # as many free contracts as may be taken (b) or more: the player picks b of them.
                     # Asked when exactly b are free too (a pick with one outcome): the other seats
                     # see b contracts taken either way, and a turn going on without a pause would
@@ -1363,15 +1363,15 @@ class State:
                     self.d[S_LAST] = -1
                     self.d[S_PEND] = P_CFREE
                     return
-                k = self._known_under(O_CKNOWN, p, -1, op == OP_CFREE)
+                k = self._known_under(O_CKNOWN, p, -1, op == OP_CONTRACTS_FREE)
                 for i in range(self.d[S_LIMBO_N]):
                     card = self.d[O_LIMBO + i]
-                    if op == OP_CFREE and self.R.con_kind[card] != CK_LARGE:
+                    if op == OP_CONTRACTS_FREE and self.R.con_kind[card] != CK_LARGE:
                         self._take_contract(p, card, False)
                     else:
                         self._contract_under(card, k)
                 self.d[S_LIMBO_N] = 0
-            elif op == OP_REFRESH:
+            elif op == OP_REFRESH_DISPLAY:
                 m = self.d[S_DISP_N]
                 for i in range(m):
                     self._contract_under(self.d[O_DISP + i], (1 << n) - 1)
@@ -1404,16 +1404,16 @@ class State:
                         self._add(q, r, -b)
                         m += b
                 self._add(p, r, m)
-            elif op == OP_RAISE_MAX:
+            elif op == OP_RAISE_TO_MAX_OPP:
                 m = self.d[O_RES + p * 7 + r]
                 for q in range(n):
                     if q != p and self.d[O_RES + q * 7 + r] > m:
                         m = self.d[O_RES + q * 7 + r]
                 self._setres(p, r, m)
-            elif op == OP_REMOVE_THIS or op == OP_REMOVE_PAT:
+            elif op == OP_REMOVE_THIS or op == OP_REMOVE_PATRIARCH:
                 self.d[S_PEND] = P_REMOVE if op == OP_REMOVE_THIS else P_REMOVE_PAT
                 m = self.gen_legal()
-                if (op == OP_REMOVE_THIS and m > 1) or (op == OP_REMOVE_PAT and m > 0):
+                if (op == OP_REMOVE_THIS and m > 1) or (op == OP_REMOVE_PATRIARCH and m > 0):
                     return
                 self.d[S_PEND] = P_NONE
             elif op == OP_REMOVE_ANY:
@@ -1423,24 +1423,24 @@ class State:
                     return
             elif op == OP_TURN_SELF:
                 self.d[O_FLIP + self.d[S_CARD]] ^= 1
-            elif op == OP_TURN_OPP:
+            elif op == OP_TURN_OPPONENTS:
                 for q in range(n):
                     if q != p:
                         self._turn_all(q)
-            elif op == OP_PAT_FRONT:
+            elif op == OP_PATRIARCHS_FRONT:
                 for q in range(n):
                     self._patriarchs_front(q)
-            elif op == OP_HIRTE:
-                self.d[S_HIRTE_P] = p
-                self.d[S_HIRTE_LEFT] = n
+            elif op == OP_ROUTE_FRONTS:
+                self.d[S_ROUTER] = p
+                self.d[S_ROUTERS_LEFT] = n
                 if self._next_router():
                     return
                 self.d[S_DECIDER] = p
-            elif op == OP_TAKE:
+            elif op == OP_TAKE_DISCARD:
                 if self.d[S_DISC_N] > 0:
                     self.d[S_PEND] = P_TAKE
                     return
-            elif op == OP_NEWCAR:
+            elif op == OP_NEW_CARAVAN:
                 card = self.d[S_SPARE]
                 if card >= 0 and self.d[O_NCAR + p] < 4:
                     k = p * 4 + self.d[O_NCAR + p]
@@ -1453,7 +1453,7 @@ class State:
             elif op == OP_TRADE:
                 self.d[S_PEND] = P_TRADE_PAY
                 return
-            elif op == OP_SETDIST:
+            elif op == OP_SET_DISTINCT:
                 self.d[S_REG2] = a
                 self.d[S_N] = b
                 self.d[S_REG] = c

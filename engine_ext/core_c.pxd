@@ -18,28 +18,28 @@ cdef int OP_SET
 cdef int OP_CHOOSE
 cdef int OP_DRAW
 cdef int OP_FULFIL
-cdef int OP_CWHEAT
-cdef int OP_CFREE
-cdef int OP_REFRESH
+cdef int OP_CONTRACTS_WHEAT
+cdef int OP_CONTRACTS_FREE
+cdef int OP_REFRESH_DISPLAY
 cdef int OP_OPP_INC
 cdef int OP_OPP_SET
 cdef int OP_OPP_DEC
 cdef int OP_OPP_DEC_IF_GE
 cdef int OP_IF_OPP_ZERO
 cdef int OP_STEAL
-cdef int OP_RAISE_MAX
+cdef int OP_RAISE_TO_MAX_OPP
 cdef int OP_REMOVE_THIS
 cdef int OP_REMOVE_ANY
-cdef int OP_REMOVE_PAT
+cdef int OP_REMOVE_PATRIARCH
 cdef int OP_TURN_SELF
-cdef int OP_TURN_OPP
-cdef int OP_PAT_FRONT
-cdef int OP_HIRTE
-cdef int OP_TAKE
-cdef int OP_NEWCAR
+cdef int OP_TURN_OPPONENTS
+cdef int OP_PATRIARCHS_FRONT
+cdef int OP_ROUTE_FRONTS
+cdef int OP_TAKE_DISCARD
+cdef int OP_NEW_CARAVAN
 cdef int OP_SHUFFLE
 cdef int OP_TRADE
-cdef int OP_SETDIST
+cdef int OP_SET_DISTINCT
 cdef int AMT_CONTRACTS
 cdef int AMT_CARAVAN
 cdef int AMT_PATRIARCHS
@@ -50,8 +50,8 @@ cdef int DECK_CONTRACT
 cdef int F_FREE
 cdef int F_NOMULES
 cdef int F_SMALL
-cdef int F_HOEKER
-cdef int F_ZIMT
+cdef int F_GOLD_FOR_SPICES
+cdef int F_SPICES_FOR_CINNAMON
 cdef int CK_SMALL
 cdef int CK_LARGE
 cdef int CK_WHEAT
@@ -75,7 +75,7 @@ cdef int P_CHOOSE
 cdef int P_KEEP
 cdef int P_FULFIL
 cdef int P_WHEAT
-cdef int P_ZIMT
+cdef int P_CINNAMON
 cdef int P_REMOVE
 cdef int P_REMOVE_ANY
 cdef int P_REMOVE_PAT
@@ -137,9 +137,9 @@ cdef int S_N
 cdef int S_LAST
 cdef int S_PEND
 cdef int S_FLAGS
-cdef int S_HIRTE_P
-cdef int S_HIRTE_LEFT
-cdef int S_ZCON
+cdef int S_ROUTER
+cdef int S_ROUTERS_LEFT
+cdef int S_CINNAMON_CON
 cdef int O_NCAR
 cdef int O_RES
 cdef int O_CAR
@@ -247,7 +247,7 @@ cdef class State:
     cdef void _end_turn(self)
     cdef void _emit(self, int code)
     cpdef int gen_legal(self)
-    cdef int _zimt_surplus(self, int p, int r)
+    cdef int _cinnamon_surplus(self, int p, int r)
     cdef int _cfree_count(self, int after)
     cdef int _nonempty(self, int p)
     cpdef bint is_legal(self, int code)

@@ -31,7 +31,7 @@ MAX_DEPTH = 32  # a real state nests 5 deep (decks/contract/known/0/1)
 SCHEMA_ERRORS = 16  # the schema errors looked at to name the wrong field
 DECK_NAMES = ("standard", "special", "contract")
 WAIT_NAMES = {L.P_CHOOSE: "choose", L.P_KEEP: "keep", L.P_FULFIL: "fulfil", L.P_WHEAT: "wheat",
-              L.P_ZIMT: "zimt", L.P_REMOVE: "remove", L.P_REMOVE_ANY: "remove_any",
+              L.P_CINNAMON: "zimt", L.P_REMOVE: "remove", L.P_REMOVE_ANY: "remove_any",
               L.P_REMOVE_PAT: "remove_patriarch", L.P_ROUTE: "route", L.P_TAKE: "take",
               L.P_TRADE_PAY: "trade_pay", L.P_TRADE: "trade", L.P_SETDIST: "set_distinct",
               L.P_CFREE: "contracts_free"}
@@ -681,14 +681,14 @@ def _load_pending(pend: dict[str, Any], doc: dict[str, Any], b: _Builder, n: int
                                           f"not {pend['wait']}")
     _load_registers(pend, b, here, wait, n)
     zc = pend.get("contract")
-    d[L.S_ZCON] = 0
-    if wait == L.P_ZIMT:
+    d[L.S_CINNAMON_CON] = 0
+    if wait == L.P_CINNAMON:
         if zc is None:
             raise StateError("/pending/contract", "the Zimtfürst pays the cinnamon of a contract: name it")
         if d[L.O_CLOC + zc - 1] != L.CL_DISPLAY or data.contracts[zc - 1].cost.get("cinnamon", 0) < d[L.S_N]:
             raise StateError("/pending/contract", f"contract {zc} is not on the display with {d[L.S_N]} cinnamon "
                                                   "left to pay")
-        d[L.S_ZCON] = zc - 1
+        d[L.S_CINNAMON_CON] = zc - 1
     elif zc is not None:
         raise StateError("/pending/contract", f"only the Zimtfürst's cinnamon names a contract, not {pend['wait']}")
     unnamed = _load_drawn(pend, b, here, wait, what, doc.get("observer"))
@@ -752,7 +752,7 @@ def _register_values(d: list[int], here: program.Stop, wait: int, n: int, regs: 
         out.update(n=(a,), last=(b,), flags=(c,))
     elif wait == L.P_FULFIL:
         out.update(flags=(a,))
-    elif wait == L.P_ZIMT:
+    elif wait == L.P_CINNAMON:
         out.update(n=range(1, 10), last=range(0, 5))
     elif wait == L.P_CFREE:
         out.update(n=range(1, b + 1), last=range(-1, L.NCON))
@@ -791,7 +791,7 @@ def _load_registers(pend: dict[str, Any], b: _Builder, here: program.Stop, wait:
         raise StateError("/pending/registers/last", "is -1 exactly while nothing is chosen yet (n is the step's "
                                                     f"{here.op[2]})")
     # everyone but the turn player decides only on the Hirte's routes, in turn
-    decides = (d[L.S_HIRTE_P] + n - 1) % n if wait == L.P_ROUTE else d[L.S_TURNPL]
+    decides = (d[L.S_ROUTER] + n - 1) % n if wait == L.P_ROUTE else d[L.S_TURNPL]
     decider = pend.get("decider", decides)
     if decider != decides:
         raise StateError("/pending/decider", f"player {decides} decides here, not {decider}")
@@ -1022,7 +1022,7 @@ def _dump_pending(d: list[int], data: CardData, observer: int | None) -> dict[st
         "drawn": drawn,
         "drawn_from": DECK_NAMES[src if draws else L.DECK_STANDARD],
         "to_front": wait == L.P_KEEP and bool(d[L.S_LIMBO_FRONT]),
-        "contract": d[L.S_ZCON] + 1 if wait == L.P_ZIMT else None,
+        "contract": d[L.S_CINNAMON_CON] + 1 if wait == L.P_CINNAMON else None,
         "registers": {name: d[i] for name, (i, _) in program.REGISTERS.items() if name in live},
     }
     if moved is not None:

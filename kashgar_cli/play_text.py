@@ -14,8 +14,8 @@ OPTION_SLOT = {"a": 0, "b": 1}
 
 
 FULFIL_FLAGS = {"free": "for free", "nomules": "without the mules it needs", "small": "a small one",
-                "hoeker": "gold may stand in for missing spices",
-                "zimt": "any spice may stand in for its cinnamon"}
+                "gold_for_spices": "gold may stand in for missing spices",
+                "spices_for_cinnamon": "any spice may stand in for its cinnamon"}
 COUNTS = {"N:contracts": "per contract you hold", "N:caravan": "per card in this caravan",
           "N:patriarchs": "per Patriarch at the front of a caravan"}
 
@@ -41,7 +41,7 @@ TEMPLATES: dict[tuple[str, int], str] = {
     ("turn_self", 0): "turn this card over",
     ("turn_opponents", 0): "the opponents turn their Patriarchs and Matriarchs over",
     ("patriarchs_front", 0): "every Patriarch goes to the front of its caravan",
-    ("hirte", 0): "every player moves each caravan's front card to the back of another of their caravans "
+    ("route_fronts", 0): "every player moves each caravan's front card to the back of another of their caravans "
                   "(several may go to the same one)",
     ("take_discard", 0): "take a card from the discard pile",
     ("new_caravan", 0): "start a new caravan",
