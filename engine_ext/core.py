@@ -220,6 +220,35 @@ D_SIZE = O_PL + 32
 D_CAP = 1088  # the C array's size in core_c.pxd
 assert D_SIZE <= D_CAP
 
+# ---- the decks: one ring buffer each in State.d -------------------------------------------------
+# by deck (DECK_*): where its slots start, its capacity - 1 (a power of two), and its top and count
+DECK_OFF = [O_STD, O_SPC, O_CON]
+DECK_MASK = [STD_CAP - 1, SPC_CAP - 1, CON_CAP - 1]
+DECK_TOP = [S_STD_TOP, S_SPC_TOP, S_CON_TOP]
+DECK_N = [S_STD_N, S_SPC_N, S_CON_N]
+
+
+def deck_slot(d, deck: cython.int, i: cython.int) -> cython.int:
+    """Where in the state array `d` the i-th card from the top of `deck` (DECK_*) lies."""
+    return DECK_OFF[deck] + ((d[DECK_TOP[deck]] + i) & DECK_MASK[deck])
+
+
+def deck_take(d, deck: cython.int) -> cython.int:
+    """Take the top card off `deck` in the state array `d`: its id, or -1 when the deck is empty."""
+    card: cython.int
+    if d[DECK_N[deck]] == 0:
+        return -1
+    card = d[deck_slot(d, deck, 0)]
+    d[DECK_TOP[deck]] = (d[DECK_TOP[deck]] + 1) & DECK_MASK[deck]
+    d[DECK_N[deck]] -= 1
+    return card
+
+
+def deck_put_under(d, deck: cython.int, card: cython.int) -> None:
+    """Put `card` under `deck` in the state array `d` (its place and who knows it: the caller's)."""
+    d[deck_slot(d, deck, d[DECK_N[deck]])] = card
+    d[DECK_N[deck]] += 1
+
 
 def _route_tables() -> tuple:
     """The routes of `route_fronts` for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
@@ -569,61 +598,44 @@ class State:
 
     # ---- decks --------------------------------------------------------------------
     def _draw_standard(self) -> cython.int:
-        card: cython.int
+        """The Standard deck's top card, taken (an empty deck is first refilled from the discard
+        pile); -1 when there is none."""
         if self.d[S_STD_N] == 0:
             self._reshuffle_standard()
-            if self.d[S_STD_N] == 0:
-                return -1
-        card = self.d[O_STD + (self.d[S_STD_TOP] & (STD_CAP - 1))]
-        self.d[S_STD_TOP] = (self.d[S_STD_TOP] + 1) & (STD_CAP - 1)
-        self.d[S_STD_N] -= 1
-        return card
+        return deck_take(self.d, DECK_STANDARD)
 
     def _reshuffle_standard(self) -> None:
         """The Standard deck is empty: the discard pile, shuffled, becomes the new deck."""
         n: cython.int = self.d[S_DISC_N]
         i: cython.int
-        j: cython.int
-        t: cython.int
-        for i in range(n):
-            self.d[O_STD + i] = self.d[O_DISC + i]
-            self.d[O_LOC + self.d[O_DISC + i]] = L_STD
-        for i in range(n - 1, 0, -1):
-            j = self._randint(i + 1)
-            t = self.d[O_STD + i]
-            self.d[O_STD + i] = self.d[O_STD + j]
-            self.d[O_STD + j] = t
         self.d[S_STD_TOP] = 0
-        self.d[S_STD_N] = n
+        self.d[S_STD_N] = 0
+        for i in range(n):
+            deck_put_under(self.d, DECK_STANDARD, self.d[O_DISC + i])
+            self.d[O_LOC + self.d[O_DISC + i]] = L_STD
+        self._deck_shuffle(DECK_STANDARD)
         self.d[S_DISC_N] = 0
 
-    def _draw_special(self) -> cython.int:
-        card: cython.int
-        if self.d[S_SPC_N] == 0:
-            return -1
-        card = self.d[O_SPC + (self.d[S_SPC_TOP] & (SPC_CAP - 1))]
-        self.d[S_SPC_TOP] = (self.d[S_SPC_TOP] + 1) & (SPC_CAP - 1)
-        self.d[S_SPC_N] -= 1
-        return card
+    def _deck_shuffle(self, deck: cython.int) -> None:
+        """Shuffle a deck in place (Fisher-Yates, from its bottom card up, by the state's stream)."""
+        i: cython.int
+        a: cython.int
+        b: cython.int
+        t: cython.int
+        for i in range(self.d[DECK_N[deck]] - 1, 0, -1):
+            a = deck_slot(self.d, deck, i)
+            b = deck_slot(self.d, deck, self._randint(i + 1))
+            t = self.d[a]
+            self.d[a] = self.d[b]
+            self.d[b] = t
 
     def _special_under(self, card: cython.int, known: cython.int) -> None:
-        self.d[O_SPC + ((self.d[S_SPC_TOP] + self.d[S_SPC_N]) & (SPC_CAP - 1))] = card
-        self.d[S_SPC_N] += 1
+        deck_put_under(self.d, DECK_SPECIAL, card)
         self.d[O_LOC + card] = L_SPC
         self.d[O_KNOWN + card] = known
 
-    def _draw_contract(self) -> cython.int:
-        c: cython.int
-        if self.d[S_CON_N] == 0:
-            return -1
-        c = self.d[O_CON + (self.d[S_CON_TOP] & (CON_CAP - 1))]
-        self.d[S_CON_TOP] = (self.d[S_CON_TOP] + 1) & (CON_CAP - 1)
-        self.d[S_CON_N] -= 1
-        return c
-
     def _contract_under(self, c: cython.int, known: cython.int) -> None:
-        self.d[O_CON + ((self.d[S_CON_TOP] + self.d[S_CON_N]) & (CON_CAP - 1))] = c
-        self.d[S_CON_N] += 1
+        deck_put_under(self.d, DECK_CONTRACT, c)
         self.d[O_CLOC + c] = CL_DECK
         self.d[O_CKNOWN + c] = known
 
@@ -672,7 +684,7 @@ class State:
     def _refill_display(self) -> None:
         c: cython.int
         while self.d[S_DISP_N] < 4:
-            c = self._draw_contract()
+            c = deck_take(self.d, DECK_CONTRACT)
             if c < 0:
                 return
             self.d[O_DISP + self.d[S_DISP_N]] = c
@@ -1323,7 +1335,7 @@ class State:
                 self.d[S_LIMBO_SRC] = a
                 self.d[S_LIMBO_FRONT] = c
                 for _i in range(min(k, LIMBO_CAP)):
-                    card = self._draw_standard() if a == DECK_STANDARD else self._draw_special()
+                    card = self._draw_standard() if a == DECK_STANDARD else deck_take(self.d, DECK_SPECIAL)
                     if card < 0:
                         break
                     self.d[O_LOC + card] = L_LIMBO
@@ -1343,7 +1355,7 @@ class State:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = DECK_CONTRACT
                 for _i in range(min(a, LIMBO_CAP)):
-                    card = self._draw_contract()
+                    card = deck_take(self.d, DECK_CONTRACT)
                     if card < 0:
                         break
                     self.d[O_CLOC + card] = CL_LIMBO
@@ -1502,18 +1514,11 @@ class State:
                 self._relink_front(car, pats[i])
 
     def _shuffle_special(self) -> None:
-        n: cython.int = self.d[S_SPC_N]
-        top: cython.int = self.d[S_SPC_TOP]
+        """Shuffle the Special deck: no seat knows where any of its cards is any more."""
         i: cython.int
-        j: cython.int
-        t: cython.int
-        for i in range(n):
-            self.d[O_KNOWN + self.d[O_SPC + ((top + i) & (SPC_CAP - 1))]] = 0
-        for i in range(n - 1, 0, -1):
-            j = self._randint(i + 1)
-            t = self.d[O_SPC + ((top + i) & (SPC_CAP - 1))]
-            self.d[O_SPC + ((top + i) & (SPC_CAP - 1))] = self.d[O_SPC + ((top + j) & (SPC_CAP - 1))]
-            self.d[O_SPC + ((top + j) & (SPC_CAP - 1))] = t
+        for i in range(self.d[S_SPC_N]):
+            self.d[O_KNOWN + self.d[deck_slot(self.d, DECK_SPECIAL, i)]] = 0
+        self._deck_shuffle(DECK_SPECIAL)
 
     # ---- whole games and information sets ------------------------------------------------
     def playout(self, seed: cython.ulonglong) -> cython.int:
@@ -1549,9 +1554,9 @@ class State:
         """determinize() into an existing state (no allocation)."""
         dst.copy_from(self)
         dst.rng = _mix(seed)
-        dst._resample(O_STD, STD_CAP, S_STD_TOP, S_STD_N, O_LOC, L_LIMBO, 255, observer, DECK_STANDARD)
-        dst._resample(O_SPC, SPC_CAP, S_SPC_TOP, S_SPC_N, O_KNOWN, L_LIMBO, 255, observer, DECK_SPECIAL)
-        dst._resample(O_CON, CON_CAP, S_CON_TOP, S_CON_N, O_CKNOWN, CL_LIMBO, 255, observer, DECK_CONTRACT)
+        dst._resample(DECK_STANDARD, O_LOC, L_LIMBO, observer)
+        dst._resample(DECK_SPECIAL, O_KNOWN, L_LIMBO, observer)
+        dst._resample(DECK_CONTRACT, O_CKNOWN, CL_LIMBO, observer)
 
     def determinize(self, observer: cython.int, seed: cython.ulonglong) -> "State":
         """A copy in which everything `observer` cannot know is sampled afresh: the order of
@@ -1562,9 +1567,8 @@ class State:
         self.determinize_into(s, observer, seed)
         return s
 
-    def _resample(self, off: cython.int, cap: cython.int, stop: cython.int, sn: cython.int,
-                  known_off: cython.int, limbo_loc: cython.int, unused: cython.int,
-                  observer: cython.int, deck: cython.int) -> None:
+    def _resample(self, deck: cython.int, known_off: cython.int, limbo_loc: cython.int,
+                  observer: cython.int) -> None:
         pos: cython.int[136]
         cards: cython.int[136]
         m: cython.int = 0
@@ -1572,17 +1576,16 @@ class State:
         j: cython.int
         t: cython.int
         x: cython.int
-        top: cython.int = self.d[stop]
-        n: cython.int = self.d[sn]
+        n: cython.int = self.d[DECK_N[deck]]
         drawn: cython.bint = False
         if not cython.compiled:
             pos = [0] * 136
             cards = [0] * 136
         # positions the observer does not know: deck slots, then hidden drawn cards
         for i in range(n):
-            x = self.d[off + ((top + i) & (cap - 1))]
+            x = self.d[deck_slot(self.d, deck, i)]
             if deck == DECK_STANDARD or not ((self.d[known_off + x] >> observer) & 1):
-                pos[m] = off + ((top + i) & (cap - 1))
+                pos[m] = deck_slot(self.d, deck, i)
                 cards[m] = x
                 m += 1
         if self.d[S_PHASE] == PH_EFFECT and self.d[S_LIMBO_SRC] == deck and deck != DECK_STANDARD:
@@ -1619,7 +1622,7 @@ class State:
         # what others knew is not part of the observer's information: keep only its own
         if deck != DECK_STANDARD:
             for i in range(n):
-                x = self.d[off + ((top + i) & (cap - 1))]
+                x = self.d[deck_slot(self.d, deck, i)]
                 self.d[known_off + x] &= 1 << observer
             for i in range(self.d[S_LIMBO_N]):
                 if self.d[S_LIMBO_SRC] == deck:

@@ -168,6 +168,13 @@ cdef int D_SIZE
 cdef int ROUTE_N[5]
 cdef int ROUTE_OFF[5]
 cdef int ROUTE[1888]
+cdef int DECK_OFF[3]
+cdef int DECK_MASK[3]
+cdef int DECK_TOP[3]
+cdef int DECK_N[3]
+cdef int deck_slot(short* d, int deck, int i)
+cdef int deck_take(short* d, int deck)
+cdef void deck_put_under(short* d, int deck, int card)
 
 
 cdef class Rules:
@@ -228,9 +235,8 @@ cdef class State:
     cdef bint _has_front(self, int p)
     cdef int _draw_standard(self)
     cdef void _reshuffle_standard(self)
-    cdef int _draw_special(self)
+    cdef void _deck_shuffle(self, int deck)
     cdef void _special_under(self, int card, int known)
-    cdef int _draw_contract(self)
     cdef void _contract_under(self, int c, int known)
     cdef int _known_under(self, int known_off, int p, int kept, bint free_taken)
     cdef void _discard(self, int card)
@@ -270,6 +276,6 @@ cdef class State:
     cpdef int playout_limit(self, unsigned long long seed, int max_decisions)
     cpdef void determinize_into(self, State dst, int observer, unsigned long long seed)
     cpdef State determinize(self, int observer, unsigned long long seed)
-    cdef void _resample(self, int off, int cap, int stop, int sn, int known_off, int limbo_loc, int unused, int observer, int deck)
+    cdef void _resample(self, int deck, int known_off, int limbo_loc, int observer)
     cdef int _sort_key(self, int x, int deck)
     cpdef unsigned long long fingerprint(self)
