@@ -13,29 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine_ext import core as L
+from engine_ext import steps as step_table
 from engine_ext.carddata import CardData
 
 Step = tuple[int, int, int, int]  # opcode, a, b, c
 
-# the pending decisions each opcode can stop with (`_run`; a fulfil with `spices_for_cinnamon` goes on to P_CINNAMON,
-# a Fahrender Händler's trade asks the gold first, then the goods)
-WAITS: dict[int, tuple[int, ...]] = {
-    L.OP_CHOOSE: (L.P_CHOOSE,),
-    L.OP_DRAW: (L.P_KEEP,),
-    L.OP_FULFIL: (L.P_FULFIL,),
-    L.OP_CONTRACTS_WHEAT: (L.P_WHEAT,),
-    L.OP_CONTRACTS_FREE: (L.P_CFREE,),
-    L.OP_REMOVE_THIS: (L.P_REMOVE,),
-    L.OP_REMOVE_ANY: (L.P_REMOVE_ANY,),
-    L.OP_REMOVE_PATRIARCH: (L.P_REMOVE_PAT,),
-    L.OP_ROUTE_FRONTS: (L.P_ROUTE,),
-    L.OP_TAKE_DISCARD: (L.P_TAKE,),
-    L.OP_TRADE: (L.P_TRADE_PAY, L.P_TRADE),
-    L.OP_SET_DISTINCT: (L.P_SETDIST,),
-}
-# opcodes whose first argument is a resource: `$` (REG) there reads the register
-RESOURCE_OPS = frozenset({L.OP_PAY, L.OP_INC, L.OP_SET, L.OP_OPP_INC, L.OP_OPP_SET, L.OP_OPP_DEC,
-                          L.OP_OPP_DEC_IF_GE, L.OP_IF_OPP_ZERO, L.OP_STEAL, L.OP_RAISE_TO_MAX_OPP})
 # the waits that hold drawn cards (limbo), and the deck they come from (None: the step's own `a`)
 DRAWS: dict[int, int | None] = {L.P_KEEP: None, L.P_WHEAT: L.DECK_CONTRACT, L.P_CFREE: L.DECK_CONTRACT}
 
@@ -66,14 +48,8 @@ class Stop:
         return self.steps[self.pc]
 
     def waits(self) -> tuple[int, ...]:
-        """The pending decisions this step can stop with."""
-        op, a, b, _c = self.op
-        waits = WAITS.get(op, ())
-        if op == L.OP_FULFIL and a & L.F_SPICES_FOR_CINNAMON:
-            waits += (L.P_CINNAMON,)
-        if op == L.OP_CONTRACTS_FREE and b <= 0:  # without a limit every free contract is taken: no question
-            waits = ()
-        return waits
+        """The pending decisions this step can stop with (`engine_ext.steps.waits`)."""
+        return step_table.waits(*self.op)
 
     def draws_from(self, wait: int) -> int | None:
         """The deck the drawn cards of `wait` come from (None: it holds none)."""
@@ -84,8 +60,7 @@ class Stop:
 
     def reads_reg_later(self) -> bool:
         """Whether a later step reads `$` (a resource step, or a choice `not $`)."""
-        return any((op in RESOURCE_OPS and a == L.REG) or (op == L.OP_CHOOSE and c)
-                   for op, a, _b, c in self.steps[self.pc + 1:])
+        return any(step_table.reads_reg(*step) for step in self.steps[self.pc + 1:])
 
     def live_registers(self, wait: int) -> tuple[str, ...]:
         """The registers that mean something while waiting for `wait` here."""
