@@ -8,7 +8,7 @@ legality check needs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -19,17 +19,26 @@ from engine_ext import steps
 from engine_ext.steps import RES_INDEX, RESOURCES, SPICES
 
 __all__ = ["CONTRACT_KINDS", "DECKS", "RESOURCES", "RES_INDEX", "SLOTS", "SPICES", "CardData", "CardDataError",
-           "CardKind", "Contract", "compile_step", "default", "load_text", "parse"]
+           "CardKind", "Contract", "compile_step", "core_disagrees", "default", "load_text", "parse"]
 
 DECKS = ("start", "standard", "special", "additional", "patriarch", "back")
 CONTRACT_KINDS = ("small", "large", "wheat", "pepper", "gold")  # in the order of the core's CK_*
-SLOTS = ("a", "b", "part")
+SLOTS = ("a", "b", "part")  # an action's slot: the core's OPT_A, OPT_B, OPT_PART
 
-# the core's constants are its own (C ints in the compiled build): they must agree with the tables here
-_DISAGREE = steps.check_core(C) + [
-    f"core.CK_{k.upper()} is not {i}" for i, k in enumerate(CONTRACT_KINDS) if getattr(C, f"CK_{k.upper()}") != i]
-if _DISAGREE:  # pragma: no cover - a build out of step with its tables
-    raise ImportError("engine_ext.core disagrees with the step and card tables: " + "; ".join(_DISAGREE))
+
+def core_disagrees() -> list[str]:
+    """Where the core's constants (its own C ints in the compiled build) differ from the tables here
+    and in `steps` (empty: they agree; checked on import)."""
+    out = steps.check_core(C)
+    out += [f"core.CK_{k.upper()} is not {i}" for i, k in enumerate(CONTRACT_KINDS)
+            if getattr(C, f"CK_{k.upper()}") != i]
+    out += [f"core.OPT_{s.upper()} is not {i}" for i, s in enumerate(SLOTS + ("pass",))
+            if getattr(C, f"OPT_{s.upper()}") != i]
+    return out
+
+
+if core_disagrees():  # pragma: no cover - a build out of step with its tables
+    raise ImportError("engine_ext.core disagrees with the step and card tables: " + "; ".join(core_disagrees()))
 
 
 class CardDataError(ValueError):
@@ -83,6 +92,11 @@ class CardData:
     card_kind: list[int] = field(default_factory=list)  # card instance id -> kind index
     ids_by_kind: dict[int, list[int]] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)
+
+    @cached_property
+    def core_rules(self) -> C.Rules:
+        """These tables as the interpreted core's `Rules` (for the JSON layer's `document.array`)."""
+        return C.Rules(self.tables)
 
     @property
     def patriarch(self) -> CardKind:

@@ -7,6 +7,19 @@ card by card: every action is a short program of effect steps (`OP_*`), compiled
 data file by `engine_ext.carddata` into the `Rules` tables, and run by the small interpreter in
 `State._run`. A turn is a sequence of decisions (`K_*` codes, `kind << 8 | arg`); a step that
 needs a choice stops the interpreter with a pending decision (`P_*`) until `apply` gets it.
+
+The step language itself (names, arguments, what each step does) is the table in
+`engine_ext.steps`; the `OP_<STEP>` and `F_<MODIFIER>` constants here are the compiled build's C
+copies of its numbers, checked against it when `engine_ext.carddata` is imported. The JSON layer
+(`engine_ext.document`) reads and writes `State.d` through this module's rules (the interpreted
+`State` over its list, `document.array.state_over`; the decks' ring buffers through `deck_slot`,
+`deck_take` and `deck_put_under`), so that no rule is written twice.
+
+Why one module of this size: it is one Cython extension, and `State` is one `cdef class` whose
+methods call each other through its C vtable (a cdef class cannot be split across modules), with
+the hot path (gen_legal, apply, the interpreter, playout, determinize) compiled as one unit. What
+is not the state's own rules lives elsewhere: the step table (`steps`), its parser (`carddata`),
+and where a program stops (`program`).
 """
 
 import itertools
@@ -654,12 +667,17 @@ class State:
         common: cython.int = (1 << self.d[S_PLAYERS]) - 1
         for i in range(self.d[S_LIMBO_N]):
             c = self.d[O_LIMBO + i]
-            if c == kept or (free_taken and self.R.con_kind[c] != CK_LARGE):
+            if c == kept or (free_taken and self._cfree(c, -1)):
                 continue
             common &= self.d[known_off + c] >> KNEW
             if known_off == O_KNOWN and kept >= 0 and self.R.ckind[c] == self.R.ckind[kept]:
                 common &= self.d[known_off + kept] >> KNEW
         return (1 << p) | common
+
+    def _mark_drawn(self, known_off: cython.int, card: cython.int, p: cython.int, knew: cython.int) -> None:
+        """A card (at `known_off`: O_KNOWN) or contract (O_CKNOWN) drawn for seat `p`'s eyes: known to
+        `p` now, and the seats that knew its place in the deck before (`knew`) kept from bit KNEW up."""
+        self.d[known_off + card] = (1 << p) | (knew << KNEW)
 
     def _discard(self, card: cython.int) -> None:
         self.d[O_DISC + self.d[S_DISC_N]] = card
@@ -832,6 +850,19 @@ class State:
                 return False
         return True
 
+    def _last_seat(self) -> cython.int:
+        """The last seat in turn order (the one before the start player)."""
+        return (self.d[S_START] + self.d[S_PLAYERS] - 1) % self.d[S_PLAYERS]
+
+    def _at_turn_limit(self) -> cython.bint:
+        """Whether as many turns as the game allows have been played (S_TURN counts those ended)."""
+        return self.d[S_TURN] >= self.d[S_TURNLIM]
+
+    def _ends_after(self, tp: cython.int) -> cython.bint:
+        """Whether the game ends with the turn of seat `tp` that has just ended: the last seat's turn
+        once someone has reached 25 VP (the end is triggered), or the turn limit's."""
+        return (self.d[S_ENDTRIG] and tp == self._last_seat()) or self._at_turn_limit()
+
     def _end_turn(self) -> None:
         n: cython.int = self.d[S_PLAYERS]
         p: cython.int
@@ -849,10 +880,7 @@ class State:
                     self.d[S_ENDTRIG] = 1
             tp = self.d[S_TURNPL]
             self.d[S_TURN] += 1
-            if self.d[S_ENDTRIG] and tp == (self.d[S_START] + n - 1) % n:
-                self.d[S_PHASE] = PH_OVER
-                return
-            if self.d[S_TURN] >= self.d[S_TURNLIM]:
+            if self._ends_after(tp):
                 self.d[S_PHASE] = PH_OVER
                 return
             tp = (tp + 1) % n
@@ -934,7 +962,7 @@ class State:
             else:
                 for i in range(self.d[S_LIMBO_N]):
                     c = self.d[O_LIMBO + i]
-                    if self.R.con_kind[c] != CK_LARGE and c > self.d[S_LAST] and self._cfree_count(c) >= k - 1:
+                    if self._cfree(c, self.d[S_LAST]) and self._cfree_count(c) >= k - 1:
                         self._emit((K_FULFIL << 8) | c)
         elif pend == P_CINNAMON:
             # one spice per cinnamon unit, in non-decreasing order, never into a dead end
@@ -996,17 +1024,26 @@ class State:
         contract's cost is already paid)."""
         return self.d[O_RES + p * 7 + r]
 
+    def _cfree(self, c: cython.int, after: cython.int) -> cython.bint:
+        """Whether drawn contract `c` may be fulfilled free by `contracts_free` (all but the large
+        ones), picked after contract `after` (picks go in increasing order; -1: none yet)."""
+        return self.R.con_kind[c] != CK_LARGE and c > after
+
     def _cfree_count(self, after: cython.int) -> cython.int:
-        """How many drawn contracts (in limbo) above number `after` could be fulfilled free
-        (all but the large ones)."""
+        """How many drawn contracts (in limbo) above number `after` could be fulfilled free."""
         i: cython.int
-        c: cython.int
         m: cython.int = 0
         for i in range(self.d[S_LIMBO_N]):
-            c = self.d[O_LIMBO + i]
-            if self.R.con_kind[c] != CK_LARGE and c > after:
+            if self._cfree(self.d[O_LIMBO + i], after):
                 m += 1
         return m
+
+    def _cfree_waits(self, n: cython.int, last: cython.int) -> cython.bint:
+        """Whether the pick of `contracts_free k n` waits for the player, with n picks left after
+        pick `last` (-1: none yet): before the first pick when as many drawn contracts as it may
+        take are free, or more (asked when exactly n are too: the other seats see n taken either
+        way); after one while a free one is left above it (else the step ends)."""
+        return self._cfree_count(last) >= (n if last < 0 else 1)
 
     def _nonempty(self, p: cython.int) -> cython.int:
         c: cython.int
@@ -1038,9 +1075,13 @@ class State:
         as whether it is asked would tell the other seats about those cards (all of one kind,
         none it can fulfil)."""
         self._apply1(code)
-        while (self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1
-               and (self.d[S_LIMBO_N] == 0 or self.d[S_LIMBO_SRC] == DECK_STANDARD)):
+        while self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1 and not self.private_draw():
             self._apply1(self.legal_buf[0])
+
+    def private_draw(self) -> cython.bint:
+        """Whether the pending step chooses among cards drawn for the turn player's eyes only:
+        Special cards or contracts (drawn Standard cards are shown to all)."""
+        return self.d[S_LIMBO_N] > 0 and self.d[S_LIMBO_SRC] != DECK_STANDARD
 
     def _apply1(self, code: cython.int) -> None:
         kind: cython.int = code >> 8
@@ -1118,7 +1159,7 @@ class State:
                 self._take_contract(p, arg, False)
                 self.d[S_LAST] = arg
                 self.d[S_N] -= 1
-                if self.d[S_N] > 0 and self._cfree_count(arg) > 0:
+                if self.d[S_N] > 0 and self._cfree_waits(self.d[S_N], arg):
                     return
             k = self._known_under(O_CKNOWN, p, -1, False)
             for i in range(self.d[S_LIMBO_N]):
@@ -1248,8 +1289,7 @@ class State:
         one after another or all at once is the same."""
         cars: cython.int[4]
         fronts: cython.int[4]
-        m: cython.int = 0
-        c: cython.int
+        m: cython.int
         i: cython.int
         j: cython.int
         src: cython.int
@@ -1257,10 +1297,7 @@ class State:
         if not cython.compiled:
             cars = [0, 0, 0, 0]
             fronts = [0, 0, 0, 0]
-        for c in range(self.d[O_NCAR + p]):
-            if self.d[O_CAR + (p * 4 + c) * 3 + 2] > 0:
-                cars[m] = p * 4 + c
-                m += 1
+        m = self._route_cars(p, cars)
         for i in range(m):
             fronts[i] = self._front(cars[i])
             self._unlink(cars[i], fronts[i])
@@ -1270,6 +1307,29 @@ class State:
             dst = ROUTE[j + i * 2 + 1]
             self._relink_back(cars[dst], fronts[src])
             self.d[O_LOC + fronts[src]] = cars[dst]
+
+    def _route_cars(self, p: cython.int, cars: cython.p_int) -> cython.int:
+        """The caravans `route_fronts` moves the front cards of for p: its non-empty ones, in caravan
+        order, into `cars` (4 ints); how many."""
+        c: cython.int
+        m: cython.int = 0
+        for c in range(self.d[O_NCAR + p]):
+            if self.d[O_CAR + (p * 4 + c) * 3 + 2] > 0:
+                cars[m] = p * 4 + c
+                m += 1
+        return m
+
+    def route_sources(self) -> list:
+        """The deciding player's caravans (0..3) whose front cards a route (`K_ROUTE`) moves, in
+        the order the route tables number them (none when the game is over)."""
+        p: cython.int = self.current_player()
+        m: cython.int = 0
+        cars: cython.int[4]
+        if not cython.compiled:
+            cars = [0, 0, 0, 0]
+        if p >= 0:
+            m = self._route_cars(p, cars)
+        return [cars[i] - p * 4 for i in range(m)]
 
     def _next_router(self) -> cython.bint:
         """Move `route_fronts` on to the next player who has to route; False when all are done."""
@@ -1340,7 +1400,7 @@ class State:
                         break
                     self.d[O_LOC + card] = L_LIMBO
                     # a Special card: who knew its place before (a Standard card is seen by all)
-                    self.d[O_KNOWN + card] = (1 << p) | ((self.d[O_KNOWN + card] << KNEW) if a == DECK_SPECIAL else 0)
+                    self._mark_drawn(O_KNOWN, card, p, self.d[O_KNOWN + card] if a == DECK_SPECIAL else 0)
                     self._limbo_add(card)
                 if self.d[S_LIMBO_N] > 0:
                     self.d[S_PEND] = P_KEEP
@@ -1359,14 +1419,14 @@ class State:
                     if card < 0:
                         break
                     self.d[O_CLOC + card] = CL_LIMBO
-                    self.d[O_CKNOWN + card] = (1 << p) | (self.d[O_CKNOWN + card] << KNEW)
+                    self._mark_drawn(O_CKNOWN, card, p, self.d[O_CKNOWN + card])
                     self._limbo_add(card)
                 if op == OP_CONTRACTS_WHEAT and self.d[S_LIMBO_N] > 0:
                     # asked even when none has a wheat field (only `skip`): the drawn contracts are
                     # the player's alone, and a turn going on without a pause would tell the others
                     self.d[S_PEND] = P_WHEAT
                     return
-                if op == OP_CONTRACTS_FREE and b > 0 and self._cfree_count(-1) >= b:
+                if op == OP_CONTRACTS_FREE and b > 0 and self._cfree_waits(b, -1):
                     # as many free contracts as may be taken (b) or more: the player picks b of them.
                     # Asked when exactly b are free too (a pick with one outcome): the other seats
                     # see b contracts taken either way, and a turn going on without a pause would
@@ -1378,7 +1438,7 @@ class State:
                 k = self._known_under(O_CKNOWN, p, -1, op == OP_CONTRACTS_FREE)
                 for i in range(self.d[S_LIMBO_N]):
                     card = self.d[O_LIMBO + i]
-                    if op == OP_CONTRACTS_FREE and self.R.con_kind[card] != CK_LARGE:
+                    if op == OP_CONTRACTS_FREE and self._cfree(card, -1):
                         self._take_contract(p, card, False)
                     else:
                         self._contract_under(card, k)
