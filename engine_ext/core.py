@@ -222,13 +222,13 @@ O_LIMBO = O_DISP + 4
 O_CLOC = O_LIMBO + LIMBO_CAP
 O_CKNOWN = O_CLOC + NCON
 O_PL = O_CKNOWN + NCON  # per player: 8 ints
-PL_NCON = 0
-PL_NWHEAT = 1
-PL_CVP = 2
-PL_CARDVP = 3
-PL_NBAUER = 4
-PL_LAST = 5
-PL_VPC = 6
+PL_NCON = 0  # contracts fulfilled
+PL_NWHEAT = 1  # of them wheat fields
+PL_CVP = 2  # VP of the contracts
+PL_CARDVP = 3  # VP of the caravans' cards (but those worth one per wheat field)
+PL_NWHEATVP = 4  # caravan cards worth one VP per wheat field
+PL_LAST = 5  # the turn at whose end the VP total last changed
+PL_VPC = 6  # the VP total as last scored (at a turn's end)
 D_SIZE = O_PL + 32
 D_CAP = 1088  # the C array's size in core_c.pxd
 assert D_SIZE <= D_CAP
@@ -487,7 +487,7 @@ class State:
 
     def vp(self, p: cython.int) -> cython.int:
         b: cython.int = O_PL + p * 8
-        return self.d[b + PL_CVP] + self.d[b + PL_CARDVP] + self.d[b + PL_NBAUER] * self.d[b + PL_NWHEAT]
+        return self.d[b + PL_CVP] + self.d[b + PL_CARDVP] + self.d[b + PL_NWHEATVP] * self.d[b + PL_NWHEAT]
 
     def winner(self) -> cython.int:
         """The winner of a finished game (-1 while it goes on): most VP; ties go to the
@@ -540,14 +540,14 @@ class State:
     def _card_enter(self, p: cython.int, card: cython.int) -> None:
         k: cython.int = self.R.ckind[card]
         if self.R.kwheat[k]:
-            self.d[O_PL + p * 8 + PL_NBAUER] += 1
+            self.d[O_PL + p * 8 + PL_NWHEATVP] += 1
         else:
             self.d[O_PL + p * 8 + PL_CARDVP] += self.R.kvp[k]
 
     def _card_leave(self, p: cython.int, card: cython.int) -> None:
         k: cython.int = self.R.ckind[card]
         if self.R.kwheat[k]:
-            self.d[O_PL + p * 8 + PL_NBAUER] -= 1
+            self.d[O_PL + p * 8 + PL_NWHEATVP] -= 1
         else:
             self.d[O_PL + p * 8 + PL_CARDVP] -= self.R.kvp[k]
 

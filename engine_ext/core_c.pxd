@@ -161,7 +161,7 @@ cdef int PL_NCON
 cdef int PL_NWHEAT
 cdef int PL_CVP
 cdef int PL_CARDVP
-cdef int PL_NBAUER
+cdef int PL_NWHEATVP
 cdef int PL_LAST
 cdef int PL_VPC
 cdef int D_SIZE

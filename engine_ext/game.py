@@ -11,7 +11,7 @@ from typing import Any
 from engine_ext import core as L
 from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
-from engine_ext.document.array import drawn_hidden_from
+from engine_ext.document.array import drawn_hidden_from, state_over
 from engine_ext.document.deal import new_game_doc
 from engine_ext.document.dump import decks_left_out, dump_doc
 from engine_ext.document.load import load_doc
@@ -300,6 +300,7 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
     out: list[dict[str, Any]] = []
     n = after[L.S_PLAYERS]
     made_up = _made_up_places(before, after, data, sampled_for)
+    now = state_over(after, data)
     seat = 0 if sampled_for is None else sampled_for  # read only when `made_up` holds a place
     for p in range(n):
         for r, name in enumerate(RESOURCES):
@@ -325,7 +326,7 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
             ev["from"] = {"player": a >> 2, "caravan": a & 3} if a < 16 else names.get(a, str(a))
             ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))
             if before[L.O_FLIP + card] != after[L.O_FLIP + card]:
-                ev["turned"] = "matriarch" if after[L.O_FLIP + card] else "patriarch"
+                ev["turned"] = data.kinds[now._card_kind(card)].slug  # a turned Patriarch is a Matriarch
             # drawn from a made-up order (from a reshuffled discard pile: into the deck is no draw)
             unseen = b != L.L_STD if a == L.L_DISC else not (before[L.O_KNOWN + card] >> seat) & 1
             if a != b and a in made_up and unseen:
