@@ -22,6 +22,7 @@ Step = tuple[int, int, int, int]  # opcode, a, b, c
 DRAWS: dict[int, int | None] = {L.P_KEEP: None, L.P_WHEAT: L.DECK_CONTRACT, L.P_CFREE: L.DECK_CONTRACT}
 
 # a register's name in a document, its slot in the state array and its value where it means nothing
+# (`route_fronts`' router registers are "hirte_next" and "hirte_left" there)
 REGISTERS: dict[str, tuple[int, int]] = {
     "reg": (L.S_REG, -1), "reg2": (L.S_REG2, -1), "n": (L.S_N, 0), "last": (L.S_LAST, 0),
     "flags": (L.S_FLAGS, 0), "hirte_left": (L.S_ROUTERS_LEFT, 0), "hirte_next": (L.S_ROUTER, 0),

@@ -21,6 +21,7 @@ MAX_DOC_BYTES = 32 * 1024  # a real state is at most about 3 KB (4 players, late
 MAX_DEPTH = 32  # a real state nests 5 deep (decks/contract/known/0/1)
 SCHEMA_ERRORS = 16  # the schema errors looked at to name the wrong field
 DECK_NAMES = ("standard", "special", "contract")
+# the pending decisions (`P_*`) by their names in a document (the cinnamon paid with spices is "zimt" there)
 WAIT_NAMES = {L.P_CHOOSE: "choose", L.P_KEEP: "keep", L.P_FULFIL: "fulfil", L.P_WHEAT: "wheat",
               L.P_CINNAMON: "zimt", L.P_REMOVE: "remove", L.P_REMOVE_ANY: "remove_any",
               L.P_REMOVE_PAT: "remove_patriarch", L.P_ROUTE: "route", L.P_TAKE: "take",
