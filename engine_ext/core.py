@@ -263,6 +263,36 @@ def deck_put_under(d, deck: cython.int, card: cython.int) -> None:
     d[DECK_N[deck]] += 1
 
 
+# ---- small rules on the state array (C functions the compiler inlines; the JSON layer calls them on
+# its list) ---------------------------------------------------------------------------------------
+def mark_drawn(d, known_off: cython.int, card: cython.int, p: cython.int, knew: cython.int) -> None:
+    """A card (`known_off` O_KNOWN) or contract (O_CKNOWN) drawn for seat `p`'s eyes: known to `p`
+    now, and the seats that knew its place in the deck before (`knew`) kept from bit KNEW up."""
+    d[known_off + card] = (1 << p) | (knew << KNEW)
+
+
+def draw_is_private(d) -> cython.bint:
+    """Whether the pending step chooses among cards drawn for the turn player's eyes only: Special
+    cards or contracts (drawn Standard cards are shown to all)."""
+    return d[S_LIMBO_N] > 0 and d[S_LIMBO_SRC] != DECK_STANDARD
+
+
+def last_seat(d) -> cython.int:
+    """The last seat in turn order (the one before the start player)."""
+    return (d[S_START] + d[S_PLAYERS] - 1) % d[S_PLAYERS]
+
+
+def at_turn_limit(d) -> cython.bint:
+    """Whether as many turns as the game allows have been played (S_TURN counts those ended)."""
+    return d[S_TURN] >= d[S_TURNLIM]
+
+
+def ends_after(d, tp: cython.int) -> cython.bint:
+    """Whether the game ends with the turn of seat `tp` that has just ended: the last seat's turn
+    once someone has reached 25 VP (the end is triggered), or the turn limit's."""
+    return (d[S_ENDTRIG] != 0 and tp == last_seat(d)) or at_turn_limit(d)
+
+
 def _route_tables() -> tuple:
     """The routes of `route_fronts` for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
     front card goes to the back of a different one (several may go to the same caravan, and
@@ -674,11 +704,6 @@ class State:
                 common &= self.d[known_off + kept] >> KNEW
         return (1 << p) | common
 
-    def _mark_drawn(self, known_off: cython.int, card: cython.int, p: cython.int, knew: cython.int) -> None:
-        """A card (at `known_off`: O_KNOWN) or contract (O_CKNOWN) drawn for seat `p`'s eyes: known to
-        `p` now, and the seats that knew its place in the deck before (`knew`) kept from bit KNEW up."""
-        self.d[known_off + card] = (1 << p) | (knew << KNEW)
-
     def _discard(self, card: cython.int) -> None:
         self.d[O_DISC + self.d[S_DISC_N]] = card
         self.d[S_DISC_N] += 1
@@ -850,19 +875,6 @@ class State:
                 return False
         return True
 
-    def _last_seat(self) -> cython.int:
-        """The last seat in turn order (the one before the start player)."""
-        return (self.d[S_START] + self.d[S_PLAYERS] - 1) % self.d[S_PLAYERS]
-
-    def _at_turn_limit(self) -> cython.bint:
-        """Whether as many turns as the game allows have been played (S_TURN counts those ended)."""
-        return self.d[S_TURN] >= self.d[S_TURNLIM]
-
-    def _ends_after(self, tp: cython.int) -> cython.bint:
-        """Whether the game ends with the turn of seat `tp` that has just ended: the last seat's turn
-        once someone has reached 25 VP (the end is triggered), or the turn limit's."""
-        return (self.d[S_ENDTRIG] and tp == self._last_seat()) or self._at_turn_limit()
-
     def _end_turn(self) -> None:
         n: cython.int = self.d[S_PLAYERS]
         p: cython.int
@@ -880,7 +892,7 @@ class State:
                     self.d[S_ENDTRIG] = 1
             tp = self.d[S_TURNPL]
             self.d[S_TURN] += 1
-            if self._ends_after(tp):
+            if ends_after(self.d, tp):
                 self.d[S_PHASE] = PH_OVER
                 return
             tp = (tp + 1) % n
@@ -1075,13 +1087,13 @@ class State:
         as whether it is asked would tell the other seats about those cards (all of one kind,
         none it can fulfil)."""
         self._apply1(code)
-        while self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1 and not self.private_draw():
+        while self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1 and not draw_is_private(self.d):
             self._apply1(self.legal_buf[0])
 
-    def private_draw(self) -> cython.bint:
-        """Whether the pending step chooses among cards drawn for the turn player's eyes only:
-        Special cards or contracts (drawn Standard cards are shown to all)."""
-        return self.d[S_LIMBO_N] > 0 and self.d[S_LIMBO_SRC] != DECK_STANDARD
+    def private_draw(self) -> bool:
+        """Whether the pending step chooses among cards drawn for the turn player's eyes only
+        (`draw_is_private`)."""
+        return bool(draw_is_private(self.d))
 
     def _apply1(self, code: cython.int) -> None:
         kind: cython.int = code >> 8
@@ -1400,7 +1412,7 @@ class State:
                         break
                     self.d[O_LOC + card] = L_LIMBO
                     # a Special card: who knew its place before (a Standard card is seen by all)
-                    self._mark_drawn(O_KNOWN, card, p, self.d[O_KNOWN + card] if a == DECK_SPECIAL else 0)
+                    mark_drawn(self.d, O_KNOWN, card, p, self.d[O_KNOWN + card] if a == DECK_SPECIAL else 0)
                     self._limbo_add(card)
                 if self.d[S_LIMBO_N] > 0:
                     self.d[S_PEND] = P_KEEP
@@ -1419,7 +1431,7 @@ class State:
                     if card < 0:
                         break
                     self.d[O_CLOC + card] = CL_LIMBO
-                    self._mark_drawn(O_CKNOWN, card, p, self.d[O_CKNOWN + card])
+                    mark_drawn(self.d, O_CKNOWN, card, p, self.d[O_CKNOWN + card])
                     self._limbo_add(card)
                 if op == OP_CONTRACTS_WHEAT and self.d[S_LIMBO_N] > 0:
                     # asked even when none has a wheat field (only `skip`): the drawn contracts are

@@ -175,6 +175,11 @@ cdef int DECK_N[3]
 cdef int deck_slot(short* d, int deck, int i)
 cdef int deck_take(short* d, int deck)
 cdef void deck_put_under(short* d, int deck, int card)
+cdef void mark_drawn(short* d, int known_off, int card, int p, int knew)
+cdef bint draw_is_private(short* d)
+cdef int last_seat(short* d)
+cdef bint at_turn_limit(short* d)
+cdef bint ends_after(short* d, int tp)
 
 
 cdef class Rules:
@@ -239,7 +244,6 @@ cdef class State:
     cdef void _special_under(self, int card, int known)
     cdef void _contract_under(self, int c, int known)
     cdef int _known_under(self, int known_off, int p, int kept, bint free_taken)
-    cdef void _mark_drawn(self, int known_off, int card, int p, int knew)
     cdef void _discard(self, int card)
     cdef int _take_discard_kind(self, int kind)
     cdef void _refill_display(self)
@@ -251,9 +255,6 @@ cdef class State:
     cdef void _pay_contract(self, int p, int c, int flags)
     cdef int _amount(self, int p, int a)
     cdef bint _can_start(self, int p, int kind, int slot)
-    cdef int _last_seat(self)
-    cdef bint _at_turn_limit(self)
-    cdef bint _ends_after(self, int tp)
     cdef void _end_turn(self)
     cdef void _emit(self, int code)
     cpdef int gen_legal(self)
@@ -265,7 +266,6 @@ cdef class State:
     cpdef bint is_legal(self, int code)
     cpdef apply(self, int code)
     cpdef void apply_unchecked(self, int code)
-    cpdef bint private_draw(self)
     cdef void _apply1(self, int code)
     cdef void _relink_back(self, int car, int card)
     cdef void _relink_front(self, int car, int card)

@@ -25,8 +25,8 @@ def state_over(d: list[int], data: CardData | None = None) -> L.State:
 
 def private_draw(d: list[int]) -> bool:
     """Whether the pending step of a state array `d` chooses among cards drawn for the turn
-    player's eyes only (`State.private_draw`)."""
-    return bool(state_over(d).private_draw())
+    player's eyes only (`core.draw_is_private`)."""
+    return bool(L.draw_is_private(d))
 
 
 def drawn_hidden_from(st: Any, observer: int | None) -> bool:

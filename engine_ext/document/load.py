@@ -47,7 +47,7 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     d[L.S_TURNPL] = _int(doc, "turn_player", 0, n - 1)
     d[L.S_TURN] = _int(doc, "turn", 0, 10000)
     d[L.S_TURNLIM] = _int(doc, "turn_limit", 1, 10000, 400)
-    if st._at_turn_limit() and not doc.get("game_over"):
+    if L.at_turn_limit(d) and not doc.get("game_over"):
         raise StateError("/turn", f"turn {d[L.S_TURN]} is at or past the turn limit {d[L.S_TURNLIM]}, "
                                   "so the game is over")
     d[L.S_ENDTRIG] = 1 if doc.get("end_triggered") else 0
@@ -123,16 +123,16 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
 
 def _check_game_over(doc: dict[str, Any], b: Builder) -> None:
     """A finished game ended a turn: its last round's (after someone reached 25 VP), or the
-    turn limit's (`State._ends_after`, the turn player's being the last turn played); and it waits
+    turn limit's (`core.ends_after`, the turn player's being the last turn played); and it waits
     for nothing."""
     if not doc.get("game_over"):
         return
     if doc.get("pending"):
         raise StateError("/pending", "a finished game has no step pending")
-    d, st = b.d, b.core
-    if d[L.S_TURN] == 0 or not st._ends_after(d[L.S_TURNPL]):
+    d = b.d
+    if d[L.S_TURN] == 0 or not L.ends_after(d, d[L.S_TURNPL]):
         raise StateError("/game_over", f"the game ends at the turn limit or after the last player's turn (player "
-                                       f"{st._last_seat()}) once the end is triggered: not over at turn "
+                                       f"{L.last_seat(d)}) once the end is triggered: not over at turn "
                                        f"{d[L.S_TURN]}, player {d[L.S_TURNPL]}")
 
 

@@ -235,11 +235,11 @@ def _load_drawn(pend: dict[str, Any], b: Builder, here: program.Stop, wait: int,
             con = b.contract(x, f"/pending/drawn/{i}")
             d[L.O_LIMBO + i] = con
             d[L.O_CLOC + con] = L.CL_LIMBO
-            b.core._mark_drawn(L.O_CKNOWN, con, tp, knew[i] if knew else 0)
+            L.mark_drawn(d, L.O_CKNOWN, con, tp, knew[i] if knew else 0)
         else:
             card, _ = b.card(x, f"/pending/drawn/{i}", STD_DECKS if src == L.DECK_STANDARD else ("special",))
             d[L.O_LIMBO + i] = card
             d[L.O_LOC + card] = L.L_LIMBO
-            b.core._mark_drawn(L.O_KNOWN, card, tp, knew[i] if knew else 0)
+            L.mark_drawn(d, L.O_KNOWN, card, tp, knew[i] if knew else 0)
     d[L.S_LIMBO_N] = n_drawn
     return 0

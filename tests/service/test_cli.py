@@ -69,9 +69,8 @@ def test_play_auto_stops() -> None:
 def test_play_shows_another_seat_s_private_draw_unnamed() -> None:
     """`kashgar play` printed every event of the full state: the bots' Special draws and the cards
     they put back under, which the human's seat does not see."""
-    from tests.service.test_hidden import private_draw
-
     import engine_ext
+    from tests.service.test_hidden import private_draw
 
     full, decision, drawer, other = private_draw()
     for seat, named in ((other, False), (drawer, True)):
