@@ -172,14 +172,15 @@ cdef int DECK_OFF[3]
 cdef int DECK_MASK[3]
 cdef int DECK_TOP[3]
 cdef int DECK_N[3]
-cdef int deck_slot(short* d, int deck, int i)
-cdef int deck_take(short* d, int deck)
-cdef void deck_put_under(short* d, int deck, int card)
-cdef void mark_drawn(short* d, int known_off, int card, int p, int knew)
-cdef bint draw_is_private(short* d)
-cdef int last_seat(short* d)
-cdef bint at_turn_limit(short* d)
-cdef bint ends_after(short* d, int tp)
+# the rules on the state array: plain C (they cannot raise), inlined where they are called
+cdef int deck_slot(short* d, int deck, int i) noexcept
+cdef int deck_take(short* d, int deck) noexcept
+cdef void deck_put_under(short* d, int deck, int card) noexcept
+cdef void mark_drawn(short* d, int known_off, int card, int p, int knew) noexcept
+cdef bint draw_is_private(short* d) noexcept
+cdef int last_seat(short* d) noexcept
+cdef bint at_turn_limit(short* d) noexcept
+cdef bint ends_after(short* d, int tp) noexcept
 
 
 cdef class Rules:
