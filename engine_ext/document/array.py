@@ -18,8 +18,12 @@ from engine_ext.carddata import CardData
 def state_over(d: list[int], data: CardData | None = None) -> L.State:
     """The interpreted core's state whose array is `d` itself (not a copy: what its methods change,
     `d` holds), with the rules of `data` (default: the shipped card data)."""
-    st = L.State((data or carddata.default()).core_rules)
+    st: L.State = L.State.__new__(L.State)  # as State(rules), with `d` for its own array
+    st.R = (data or carddata.default()).core_rules
+    st.rng = 1
+    st.nlegal = 0
     st.d = d
+    st.legal_buf = [0] * L.LEGAL_CAP
     return st
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from engine_ext import core as L
@@ -12,15 +13,18 @@ from engine_ext.document.deal import variant_json
 from engine_ext.document.schema import DECK_NAMES, SCHEMA_ID, SLOT_NAMES, WAIT_NAMES
 
 
-def _slug(st: L.State, card: int, data: CardData) -> str:
-    """The card's name: its kind's, as it is now (a turned Patriarch is a Matriarch)."""
-    return data.kinds[st._card_kind(card)].slug
+def _names(st: L.State, data: CardData) -> Callable[[int], str]:
+    """A card's name in state `st`: its kind's as it is now (`State._card_kind`: a turned Patriarch
+    is a Matriarch)."""
+    kinds, kind_now = data.kinds, st._card_kind
+    return lambda card: kinds[kind_now(card)].slug
 
 
 def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None) -> dict[str, Any]:
     """The document of state array `d` (and the seed of its shuffles `rng`): the full state, or
     seat `observer`'s view of it."""
     st = state_over(d, data)
+    name = _names(st, data)
     n = d[L.S_PLAYERS]
     tp = d[L.S_TURNPL]
     seats = []
@@ -31,7 +35,7 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
             cards = []
             card = d[L.O_CAR + car * 3]
             for _ in range(d[L.O_CAR + car * 3 + 2]):
-                cards.append(_slug(st, card, data))
+                cards.append(name(card))
                 card = d[L.O_NXT + card]
             caravans.append(cards)
         owned = [c + 1 for c in range(L.NCON) if d[L.O_CLOC + c] == p]
@@ -49,7 +53,7 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
         if data.kinds[kind].deck == "additional" and d[L.O_LOC + card] != L.L_UNUSED:
             in_game[kind] = in_game.get(kind, 0) + 1
     # the acting card is named by `pending`, also when it is out of play (parting)
-    removed = sorted(_slug(st, c, data) for c in range(len(data.card_kind)) if d[L.O_LOC + c] == L.L_BOX
+    removed = sorted(name(c) for c in range(len(data.card_kind)) if d[L.O_LOC + c] == L.L_BOX
                      and not (d[L.S_PHASE] == L.PH_EFFECT and c == d[L.S_CARD]))
     doc: dict[str, Any] = {
         "schema": SCHEMA_ID,
@@ -64,7 +68,7 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
         "observer": observer,
         "seats": seats,
         "display": [d[L.O_DISP + i] + 1 for i in range(d[L.S_DISP_N])],
-        "discard": [_slug(st, d[L.O_DISC + i], data) for i in range(d[L.S_DISC_N])],
+        "discard": [name(d[L.O_DISC + i]) for i in range(d[L.S_DISC_N])],
         "removed": removed,
         "spare_patriarch": d[L.S_SPARE] >= 0,
         "decks": {
@@ -86,8 +90,10 @@ def _dump_deck(st: L.State, deck: int, data: CardData, observer: int | None) -> 
     contract = deck == L.DECK_CONTRACT
     known_off = L.O_CKNOWN if contract else L.O_KNOWN
 
+    card_name = _names(st, data)
+
     def name(x: int) -> Any:
-        return x + 1 if contract else _slug(st, x, data)
+        return x + 1 if contract else card_name(x)
 
     if observer is None:
         masks = [d[known_off + x] for x in cards]
@@ -153,7 +159,7 @@ def _dump_pending(st: L.State, data: CardData, observer: int | None) -> dict[str
     if src == L.DECK_CONTRACT:
         drawn = [x + 1 for x in limbo]
     else:
-        drawn = [_slug(st, x, data) for x in limbo]
+        drawn = [_names(st, data)(x) for x in limbo]
     if drawn_hidden_from(st, observer):
         drawn = {"count": len(limbo)}
     live = here.live_registers(wait)
