@@ -17,8 +17,9 @@ from typing import Any
 from engine_ext import carddata
 from engine_ext.carddata import CardData, CardDataError
 from engine_ext.decisions import Decision, DecisionError
+from engine_ext.document.deal import SEEDS
+from engine_ext.document.schema import StateError, state_schema, validate_schema
 from engine_ext.game import Engine, Game, IllegalDecision
-from engine_ext.state_json import SEEDS, StateError, state_schema, validate_schema
 
 __all__ = [
     "COMPILED", "SEEDS", "CardData", "CardDataError", "Decision", "DecisionError", "Engine", "Game",

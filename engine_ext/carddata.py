@@ -1,29 +1,44 @@
 """Load the card data file and compile every action's effect steps into the core's tables.
 
-The step language is documented at the top of `data/cards.toml`. Each step becomes four
-integers (opcode and three arguments) in `Rules.ops`; each action gets its start, length and
-the cost the turn's legality check needs.
+The step language is the table in `engine_ext.steps`. Each step becomes four integers (opcode and
+three arguments) in `Rules.ops`; each action gets its start, length and the cost the turn's
+legality check needs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from typing import Any
 
 import tomllib
 
 from engine_ext import core as C
+from engine_ext import steps
+from engine_ext.steps import RES_INDEX, RESOURCES, SPICES
 
-RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
-SPICES = RESOURCES[:5]
-RES_INDEX = {name: i for i, name in enumerate(RESOURCES)}
+__all__ = ["CONTRACT_KINDS", "DECKS", "RESOURCES", "RES_INDEX", "SLOTS", "SPICES", "CardData", "CardDataError",
+           "CardKind", "Contract", "compile_step", "core_disagrees", "default", "load_text", "parse"]
+
 DECKS = ("start", "standard", "special", "additional", "patriarch", "back")
-CONTRACT_KINDS = ("small", "large", "wheat", "pepper", "gold")
-SLOTS = ("a", "b", "part")
-AMOUNTS = {"N:contracts": C.AMT_CONTRACTS, "N:caravan": C.AMT_CARAVAN,
-           "N:patriarchs": C.AMT_PATRIARCHS, "N:halfmules": C.AMT_HALFMULES}
+CONTRACT_KINDS = ("small", "large", "wheat", "pepper", "gold")  # in the order of the core's CK_*
+SLOTS = ("a", "b", "part")  # an action's slot: the core's OPT_A, OPT_B, OPT_PART
+
+
+def core_disagrees() -> list[str]:
+    """Where the core's constants (its own C ints in the compiled build) differ from the tables here
+    and in `steps` (empty: they agree; checked on import)."""
+    out = steps.check_core(C)
+    out += [f"core.CK_{k.upper()} is not {i}" for i, k in enumerate(CONTRACT_KINDS)
+            if getattr(C, f"CK_{k.upper()}") != i]
+    out += [f"core.OPT_{s.upper()} is not {i}" for i, s in enumerate(SLOTS + ("pass",))
+            if getattr(C, f"OPT_{s.upper()}") != i]
+    return out
+
+
+if core_disagrees():  # pragma: no cover - a build out of step with its tables
+    raise ImportError("engine_ext.core disagrees with the step and card tables: " + "; ".join(core_disagrees()))
 
 
 class CardDataError(ValueError):
@@ -78,6 +93,11 @@ class CardData:
     ids_by_kind: dict[int, list[int]] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)
 
+    @cached_property
+    def core_rules(self) -> C.Rules:
+        """These tables as the interpreted core's `Rules` (for the JSON layer's `document.array`)."""
+        return C.Rules(self.tables)
+
     @property
     def patriarch(self) -> CardKind:
         return self.by_slug["patriarch"]
@@ -86,130 +106,12 @@ class CardData:
         return self.by_slug[slug]
 
 
-def _mask(text: str, where: str) -> int:
-    m = 0
-    for part in text.split("|"):
-        if part == "spice":
-            m |= C.SPICE_MASK
-        elif part in RES_INDEX:
-            m |= 1 << RES_INDEX[part]
-        else:
-            raise CardDataError(f"{where}: unknown resource {part!r}")
-    return m
-
-
-def _res(text: str, where: str) -> int:
-    if text == "$":
-        return C.REG
-    if text not in RES_INDEX:
-        raise CardDataError(f"{where}: unknown resource {text!r}")
-    return RES_INDEX[text]
-
-
-def _amount(text: str, where: str) -> int:
-    if text in AMOUNTS:
-        return AMOUNTS[text]
-    try:
-        n = int(text)
-    except ValueError:
-        raise CardDataError(f"{where}: bad amount {text!r}") from None
-    if not 0 <= n <= 9:
-        raise CardDataError(f"{where}: amount {n} out of 0..9")
-    return n
-
-
 def compile_step(step: str, where: str) -> tuple[int, int, int, int]:
-    """One effect step as (opcode, a, b, c)."""
-    w = step.split()
-    if not w:
-        raise CardDataError(f"{where}: empty step")
-    op, args = w[0], w[1:]
-
-    def need(n: int) -> None:
-        if len(args) != n:
-            raise CardDataError(f"{where}: {op!r} takes {n} argument(s): {step!r}")
-
-    if op in ("pay", "inc", "set"):
-        need(2)
-        code = {"pay": C.OP_PAY, "inc": C.OP_INC, "set": C.OP_SET}[op]
-        amount = _amount(args[1], where)
-        if op != "inc" and amount < 0:
-            raise CardDataError(f"{where}: {op} takes a number")
-        return (code, _res(args[0], where), amount, 0)
-    if op == "choose":
-        mask = _mask(args[0], where) if args else 0
-        rest = args[1:]
-        minimum = 0
-        notprev = 0
-        while rest:
-            if rest[0] == "min" and len(rest) >= 2:
-                minimum = _amount(rest[1], where)
-                rest = rest[2:]
-            elif rest[:2] == ["not", "$"]:
-                notprev = 1
-                rest = rest[2:]
-            else:
-                raise CardDataError(f"{where}: bad choose: {step!r}")
-        if not mask:
-            raise CardDataError(f"{where}: choose needs resources")
-        return (C.OP_CHOOSE, mask, minimum, notprev)
-    if op == "draw":
-        if len(args) not in (2, 3) or args[0] not in ("standard", "special"):
-            raise CardDataError(f"{where}: bad draw: {step!r}")
-        front = 1 if args[2:] == ["front"] else 0
-        if len(args) == 3 and not front:
-            raise CardDataError(f"{where}: bad draw: {step!r}")
-        deck = C.DECK_STANDARD if args[0] == "standard" else C.DECK_SPECIAL
-        return (C.OP_DRAW, deck, _amount(args[1], where), front)
-    if op == "fulfil":
-        flags = 0
-        names = {"free": C.F_FREE, "nomules": C.F_NOMULES, "small": C.F_SMALL,
-                 "hoeker": C.F_HOEKER, "zimt": C.F_ZIMT}
-        for a in args:
-            if a not in names:
-                raise CardDataError(f"{where}: unknown fulfil modifier {a!r}")
-            flags |= names[a]
-        return (C.OP_FULFIL, flags, 0, 0)
-    if op == "contracts_wheat":
-        need(1)
-        return (C.OP_CWHEAT, _amount(args[0], where), 0, 0)
-    if op == "contracts_free":
-        # contracts_free k [n]: draw k, fulfil free up to n of the small and special ones (all without n)
-        if len(args) not in (1, 2):
-            raise CardDataError(f"{where}: 'contracts_free' takes 1 or 2 arguments: {step!r}")
-        most = _amount(args[1], where) if len(args) == 2 else 0
-        if len(args) == 2 and most < 1:
-            raise CardDataError(f"{where}: contracts_free: at most 1..9 contracts, not {args[1]!r}")
-        return (C.OP_CFREE, _amount(args[0], where), most, 0)
-    if op in ("opp_inc", "opp_set", "opp_dec", "steal"):
-        need(2)
-        code = {"opp_inc": C.OP_OPP_INC, "opp_set": C.OP_OPP_SET, "opp_dec": C.OP_OPP_DEC,
-                "steal": C.OP_STEAL}[op]
-        return (code, _res(args[0], where), _amount(args[1], where), 0)
-    if op == "opp_dec_if_ge":
-        need(3)
-        return (C.OP_OPP_DEC_IF_GE, _res(args[0], where), _amount(args[1], where), _amount(args[2], where))
-    if op in ("if_opp_zero", "raise_to_max_opp"):
-        need(1)
-        return (C.OP_IF_OPP_ZERO if op == "if_opp_zero" else C.OP_RAISE_MAX, _res(args[0], where), 0, 0)
-    if op == "remove_any":
-        need(1)
-        return (C.OP_REMOVE_ANY, _amount(args[0], where), 0, 0)
-    if op == "shuffle":
-        if args != ["special"]:
-            raise CardDataError(f"{where}: only the special deck can be shuffled")
-        return (C.OP_SHUFFLE, C.DECK_SPECIAL, 0, 0)
-    if op == "set_distinct":
-        need(3)
-        return (C.OP_SETDIST, _mask(args[0], where), _amount(args[1], where), _amount(args[2], where))
-    simple = {"refresh_display": C.OP_REFRESH, "remove_this": C.OP_REMOVE_THIS,
-              "remove_patriarch": C.OP_REMOVE_PAT, "turn_self": C.OP_TURN_SELF,
-              "turn_opponents": C.OP_TURN_OPP, "patriarchs_front": C.OP_PAT_FRONT, "hirte": C.OP_HIRTE,
-              "take_discard": C.OP_TAKE, "new_caravan": C.OP_NEWCAR, "trade": C.OP_TRADE}
-    if op in simple:
-        need(0)
-        return (simple[op], 0, 0, 0)
-    raise CardDataError(f"{where}: unknown step {op!r}")
+    """One effect step as (opcode, a, b, c) (`engine_ext.steps`); CardDataError names `where`."""
+    try:
+        return steps.compile_step(step)
+    except steps.StepError as e:
+        raise CardDataError(f"{where}: {e}") from None
 
 
 def _action_cost(steps: list[tuple[int, int, int, int]]) -> tuple[list[int], int, int, int]:
@@ -319,7 +221,6 @@ def _build_tables(data: CardData) -> None:
         "kvp": [0 if k.vp == "wheat" else int(k.vp) for k in data.kinds],
         "kwheat": [1 if k.vp == "wheat" else 0 for k in data.kinds],
         "kbang": [1 if k.bang else 0 for k in data.kinds],
-        "kdeck": [DECKS.index(k.deck) for k in data.kinds],
         "kact": kact, "ckind": card_kind,
         "a_start": a_start, "a_len": a_len, "a_cost": a_cost, "a_minmask": a_minmask,
         "a_min": a_min, "a_trade": a_trade, "ops": ops,
@@ -331,7 +232,6 @@ def _build_tables(data: CardData) -> None:
         "con_pay_n": [next(iter(c.payout.values())) if c.payout else 0 for c in data.contracts],
         "k_patriarch": data.by_slug["patriarch"].index,
         "k_matriarch": data.by_slug["matriarch"].index,
-        "k_aristokratin": data.by_slug["aristokratin"].index,
     }
 
 

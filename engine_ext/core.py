@@ -7,6 +7,19 @@ card by card: every action is a short program of effect steps (`OP_*`), compiled
 data file by `engine_ext.carddata` into the `Rules` tables, and run by the small interpreter in
 `State._run`. A turn is a sequence of decisions (`K_*` codes, `kind << 8 | arg`); a step that
 needs a choice stops the interpreter with a pending decision (`P_*`) until `apply` gets it.
+
+The step language itself (names, arguments, what each step does) is the table in
+`engine_ext.steps`; the `OP_<STEP>` and `F_<MODIFIER>` constants here are the compiled build's C
+copies of its numbers, checked against it when `engine_ext.carddata` is imported. The JSON layer
+(`engine_ext.document`) reads and writes `State.d` through this module's rules (the interpreted
+`State` over its list, `document.array.state_over`; the decks' ring buffers through `deck_slot`,
+`deck_take` and `deck_put_under`), so that no rule is written twice.
+
+Why one module of this size: it is one Cython extension, and `State` is one `cdef class` whose
+methods call each other through its C vtable (a cdef class cannot be split across modules), with
+the hot path (gen_legal, apply, the interpreter, playout, determinize) compiled as one unit. What
+is not the state's own rules lives elsewhere: the step table (`steps`), its parser (`carddata`),
+and where a program stops (`program`).
 """
 
 import itertools
@@ -53,28 +66,28 @@ OP_SET = 3
 OP_CHOOSE = 4
 OP_DRAW = 5
 OP_FULFIL = 6
-OP_CWHEAT = 7
-OP_CFREE = 8
-OP_REFRESH = 9
+OP_CONTRACTS_WHEAT = 7
+OP_CONTRACTS_FREE = 8
+OP_REFRESH_DISPLAY = 9
 OP_OPP_INC = 10
 OP_OPP_SET = 11
 OP_OPP_DEC = 12
 OP_OPP_DEC_IF_GE = 13
 OP_IF_OPP_ZERO = 14
 OP_STEAL = 15
-OP_RAISE_MAX = 16
+OP_RAISE_TO_MAX_OPP = 16
 OP_REMOVE_THIS = 17
 OP_REMOVE_ANY = 18
-OP_REMOVE_PAT = 19
+OP_REMOVE_PATRIARCH = 19
 OP_TURN_SELF = 20
-OP_TURN_OPP = 21
-OP_PAT_FRONT = 22
-OP_HIRTE = 23
-OP_TAKE = 24
-OP_NEWCAR = 25
+OP_TURN_OPPONENTS = 21
+OP_PATRIARCHS_FRONT = 22
+OP_ROUTE_FRONTS = 23
+OP_TAKE_DISCARD = 24
+OP_NEW_CARAVAN = 25
 OP_SHUFFLE = 26
 OP_TRADE = 27
-OP_SETDIST = 28
+OP_SET_DISTINCT = 28
 
 # amounts below zero are counts
 AMT_CONTRACTS = -1
@@ -89,8 +102,8 @@ DECK_CONTRACT = 2
 F_FREE = 1
 F_NOMULES = 2
 F_SMALL = 4
-F_HOEKER = 8
-F_ZIMT = 16
+F_GOLD_FOR_SPICES = 8
+F_SPICES_FOR_CINNAMON = 16
 
 # contract kinds
 CK_SMALL = 0
@@ -121,7 +134,7 @@ P_CHOOSE = 1
 P_KEEP = 2
 P_FULFIL = 3
 P_WHEAT = 4
-P_ZIMT = 5
+P_CINNAMON = 5
 P_REMOVE = 6
 P_REMOVE_ANY = 7
 P_REMOVE_PAT = 8
@@ -155,7 +168,7 @@ STD_CAP = 128
 SPC_CAP = 16
 CON_CAP = 64
 DISC_CAP = 128
-# drawn cards: a Geldeintreiber parting draws one Special per fulfilled contract, up to the whole Special deck
+# drawn cards: a draw of one Special per fulfilled contract (N:contracts) may draw the whole Special deck
 LIMBO_CAP = 16
 LEGAL_CAP = 256
 
@@ -191,10 +204,9 @@ S_N = 27
 S_LAST = 28
 S_PEND = 29
 S_FLAGS = 30
-S_HIRTE_P = 31
-S_HIRTE_LEFT = 32
-S_COND = 33
-S_ZCON = 34
+S_ROUTER = 31
+S_ROUTERS_LEFT = 32
+S_CINNAMON_CON = 34  # (slot 33 is free)
 
 O_NCAR = 40  # caravans per player (4)
 O_RES = 44  # 4 players x 7
@@ -213,20 +225,79 @@ O_LIMBO = O_DISP + 4
 O_CLOC = O_LIMBO + LIMBO_CAP
 O_CKNOWN = O_CLOC + NCON
 O_PL = O_CKNOWN + NCON  # per player: 8 ints
-PL_NCON = 0
-PL_NWHEAT = 1
-PL_CVP = 2
-PL_CARDVP = 3
-PL_NBAUER = 4
-PL_LAST = 5
-PL_VPC = 6
+PL_NCON = 0  # contracts fulfilled
+PL_NWHEAT = 1  # of them wheat fields
+PL_CVP = 2  # VP of the contracts
+PL_CARDVP = 3  # VP of the caravans' cards (but those worth one per wheat field)
+PL_NWHEATVP = 4  # caravan cards worth one VP per wheat field
+PL_LAST = 5  # the turn at whose end the VP total last changed
+PL_VPC = 6  # the VP total as last scored (at a turn's end)
 D_SIZE = O_PL + 32
 D_CAP = 1088  # the C array's size in core_c.pxd
 assert D_SIZE <= D_CAP
 
+# ---- the decks: one ring buffer each in State.d -------------------------------------------------
+# by deck (DECK_*): where its slots start, its capacity - 1 (a power of two), and its top and count
+DECK_OFF = [O_STD, O_SPC, O_CON]
+DECK_MASK = [STD_CAP - 1, SPC_CAP - 1, CON_CAP - 1]
+DECK_TOP = [S_STD_TOP, S_SPC_TOP, S_CON_TOP]
+DECK_N = [S_STD_N, S_SPC_N, S_CON_N]
+
+
+def deck_slot(d, deck: cython.int, i: cython.int) -> cython.int:
+    """Where in the state array `d` the i-th card from the top of `deck` (DECK_*) lies."""
+    return DECK_OFF[deck] + ((d[DECK_TOP[deck]] + i) & DECK_MASK[deck])
+
+
+def deck_take(d, deck: cython.int) -> cython.int:
+    """Take the top card off `deck` in the state array `d`: its id, or -1 when the deck is empty."""
+    card: cython.int
+    if d[DECK_N[deck]] == 0:
+        return -1
+    card = d[deck_slot(d, deck, 0)]
+    d[DECK_TOP[deck]] = (d[DECK_TOP[deck]] + 1) & DECK_MASK[deck]
+    d[DECK_N[deck]] -= 1
+    return card
+
+
+def deck_put_under(d, deck: cython.int, card: cython.int) -> None:
+    """Put `card` under `deck` in the state array `d` (its place and who knows it: the caller's)."""
+    d[deck_slot(d, deck, d[DECK_N[deck]])] = card
+    d[DECK_N[deck]] += 1
+
+
+# ---- small rules on the state array (C functions the compiler inlines; the JSON layer calls them on
+# its list) ---------------------------------------------------------------------------------------
+def mark_drawn(d, known_off: cython.int, card: cython.int, p: cython.int, knew: cython.int) -> None:
+    """A card (`known_off` O_KNOWN) or contract (O_CKNOWN) drawn for seat `p`'s eyes: known to `p`
+    now, and the seats that knew its place in the deck before (`knew`) kept from bit KNEW up."""
+    d[known_off + card] = (1 << p) | (knew << KNEW)
+
+
+def draw_is_private(d) -> cython.bint:
+    """Whether the pending step chooses among cards drawn for the turn player's eyes only: Special
+    cards or contracts (drawn Standard cards are shown to all)."""
+    return d[S_LIMBO_N] > 0 and d[S_LIMBO_SRC] != DECK_STANDARD
+
+
+def last_seat(d) -> cython.int:
+    """The last seat in turn order (the one before the start player)."""
+    return (d[S_START] + d[S_PLAYERS] - 1) % d[S_PLAYERS]
+
+
+def at_turn_limit(d) -> cython.bint:
+    """Whether as many turns as the game allows have been played (S_TURN counts those ended)."""
+    return d[S_TURN] >= d[S_TURNLIM]
+
+
+def ends_after(d, tp: cython.int) -> cython.bint:
+    """Whether the game ends with the turn of seat `tp` that has just ended: the last seat's turn
+    once someone has reached 25 VP (the end is triggered), or the turn limit's."""
+    return (d[S_ENDTRIG] != 0 and tp == last_seat(d)) or at_turn_limit(d)
+
 
 def _route_tables() -> tuple:
-    """The Hirte's routes for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
+    """The routes of `route_fronts` for 2, 3 and 4 non-empty caravans, as flat tables: every caravan's
     front card goes to the back of a different one (several may go to the same caravan, and
     then the order in which they are appended is chosen). For m caravans, route i is the m moves
     ROUTE[ROUTE_OFF[m] + (i * m + j) * 2 + (0, 1)] = (source, destination) for j in 0..m-1, as
@@ -281,7 +352,6 @@ class Rules:
             self.kvp = _zeros(64)
             self.kwheat = _zeros(64)
             self.kbang = _zeros(64)
-            self.kdeck = _zeros(64)
             self.kact = _zeros(192)
             self.ckind = _zeros(128)
             self.a_start = _zeros(256)
@@ -300,8 +370,7 @@ class Rules:
         self.nkinds = len(tables["kvp"])
         self.k_patriarch = tables["k_patriarch"]
         self.k_matriarch = tables["k_matriarch"]
-        self.k_aristokratin = tables["k_aristokratin"]
-        for name, size in (("kvp", 64), ("kwheat", 64), ("kbang", 64), ("kdeck", 64), ("kact", 192),
+        for name, size in (("kvp", 64), ("kwheat", 64), ("kbang", 64), ("kact", 192),
                            ("ckind", 128), ("a_start", 256), ("a_len", 256), ("a_cost", 256 * 7),
                            ("a_minmask", 256), ("a_min", 256), ("a_trade", 256), ("ops", 4096),
                            ("con_kind", 40), ("con_vp", 40), ("con_mules", 40), ("con_cost", 280),
@@ -319,8 +388,6 @@ class Rules:
             self.kwheat[i] = v
         elif name == "kbang":
             self.kbang[i] = v
-        elif name == "kdeck":
-            self.kdeck[i] = v
         elif name == "kact":
             self.kact[i] = v
         elif name == "ckind":
@@ -453,7 +520,7 @@ class State:
 
     def vp(self, p: cython.int) -> cython.int:
         b: cython.int = O_PL + p * 8
-        return self.d[b + PL_CVP] + self.d[b + PL_CARDVP] + self.d[b + PL_NBAUER] * self.d[b + PL_NWHEAT]
+        return self.d[b + PL_CVP] + self.d[b + PL_CARDVP] + self.d[b + PL_NWHEATVP] * self.d[b + PL_NWHEAT]
 
     def winner(self) -> cython.int:
         """The winner of a finished game (-1 while it goes on): most VP; ties go to the
@@ -506,14 +573,14 @@ class State:
     def _card_enter(self, p: cython.int, card: cython.int) -> None:
         k: cython.int = self.R.ckind[card]
         if self.R.kwheat[k]:
-            self.d[O_PL + p * 8 + PL_NBAUER] += 1
+            self.d[O_PL + p * 8 + PL_NWHEATVP] += 1
         else:
             self.d[O_PL + p * 8 + PL_CARDVP] += self.R.kvp[k]
 
     def _card_leave(self, p: cython.int, card: cython.int) -> None:
         k: cython.int = self.R.ckind[card]
         if self.R.kwheat[k]:
-            self.d[O_PL + p * 8 + PL_NBAUER] -= 1
+            self.d[O_PL + p * 8 + PL_NWHEATVP] -= 1
         else:
             self.d[O_PL + p * 8 + PL_CARDVP] -= self.R.kvp[k]
 
@@ -577,61 +644,44 @@ class State:
 
     # ---- decks --------------------------------------------------------------------
     def _draw_standard(self) -> cython.int:
-        card: cython.int
+        """The Standard deck's top card, taken (an empty deck is first refilled from the discard
+        pile); -1 when there is none."""
         if self.d[S_STD_N] == 0:
             self._reshuffle_standard()
-            if self.d[S_STD_N] == 0:
-                return -1
-        card = self.d[O_STD + (self.d[S_STD_TOP] & (STD_CAP - 1))]
-        self.d[S_STD_TOP] = (self.d[S_STD_TOP] + 1) & (STD_CAP - 1)
-        self.d[S_STD_N] -= 1
-        return card
+        return deck_take(self.d, DECK_STANDARD)
 
     def _reshuffle_standard(self) -> None:
         """The Standard deck is empty: the discard pile, shuffled, becomes the new deck."""
         n: cython.int = self.d[S_DISC_N]
         i: cython.int
-        j: cython.int
-        t: cython.int
-        for i in range(n):
-            self.d[O_STD + i] = self.d[O_DISC + i]
-            self.d[O_LOC + self.d[O_DISC + i]] = L_STD
-        for i in range(n - 1, 0, -1):
-            j = self._randint(i + 1)
-            t = self.d[O_STD + i]
-            self.d[O_STD + i] = self.d[O_STD + j]
-            self.d[O_STD + j] = t
         self.d[S_STD_TOP] = 0
-        self.d[S_STD_N] = n
+        self.d[S_STD_N] = 0
+        for i in range(n):
+            deck_put_under(self.d, DECK_STANDARD, self.d[O_DISC + i])
+            self.d[O_LOC + self.d[O_DISC + i]] = L_STD
+        self._deck_shuffle(DECK_STANDARD)
         self.d[S_DISC_N] = 0
 
-    def _draw_special(self) -> cython.int:
-        card: cython.int
-        if self.d[S_SPC_N] == 0:
-            return -1
-        card = self.d[O_SPC + (self.d[S_SPC_TOP] & (SPC_CAP - 1))]
-        self.d[S_SPC_TOP] = (self.d[S_SPC_TOP] + 1) & (SPC_CAP - 1)
-        self.d[S_SPC_N] -= 1
-        return card
+    def _deck_shuffle(self, deck: cython.int) -> None:
+        """Shuffle a deck in place (Fisher-Yates, from its bottom card up, by the state's stream)."""
+        i: cython.int
+        a: cython.int
+        b: cython.int
+        t: cython.int
+        for i in range(self.d[DECK_N[deck]] - 1, 0, -1):
+            a = deck_slot(self.d, deck, i)
+            b = deck_slot(self.d, deck, self._randint(i + 1))
+            t = self.d[a]
+            self.d[a] = self.d[b]
+            self.d[b] = t
 
     def _special_under(self, card: cython.int, known: cython.int) -> None:
-        self.d[O_SPC + ((self.d[S_SPC_TOP] + self.d[S_SPC_N]) & (SPC_CAP - 1))] = card
-        self.d[S_SPC_N] += 1
+        deck_put_under(self.d, DECK_SPECIAL, card)
         self.d[O_LOC + card] = L_SPC
         self.d[O_KNOWN + card] = known
 
-    def _draw_contract(self) -> cython.int:
-        c: cython.int
-        if self.d[S_CON_N] == 0:
-            return -1
-        c = self.d[O_CON + (self.d[S_CON_TOP] & (CON_CAP - 1))]
-        self.d[S_CON_TOP] = (self.d[S_CON_TOP] + 1) & (CON_CAP - 1)
-        self.d[S_CON_N] -= 1
-        return c
-
     def _contract_under(self, c: cython.int, known: cython.int) -> None:
-        self.d[O_CON + ((self.d[S_CON_TOP] + self.d[S_CON_N]) & (CON_CAP - 1))] = c
-        self.d[S_CON_N] += 1
+        deck_put_under(self.d, DECK_CONTRACT, c)
         self.d[O_CLOC + c] = CL_DECK
         self.d[O_CKNOWN + c] = known
 
@@ -650,7 +700,7 @@ class State:
         common: cython.int = (1 << self.d[S_PLAYERS]) - 1
         for i in range(self.d[S_LIMBO_N]):
             c = self.d[O_LIMBO + i]
-            if c == kept or (free_taken and self.R.con_kind[c] != CK_LARGE):
+            if c == kept or (free_taken and self._cfree(c, -1)):
                 continue
             common &= self.d[known_off + c] >> KNEW
             if known_off == O_KNOWN and kept >= 0 and self.R.ckind[c] == self.R.ckind[kept]:
@@ -680,7 +730,7 @@ class State:
     def _refill_display(self) -> None:
         c: cython.int
         while self.d[S_DISP_N] < 4:
-            c = self._draw_contract()
+            c = deck_take(self.d, DECK_CONTRACT)
             if c < 0:
                 return
             self.d[O_DISP + self.d[S_DISP_N]] = c
@@ -740,7 +790,7 @@ class State:
         for r in range(5):
             need = self.R.con_cost[c * 7 + r]
             have = self.d[rb + r]
-            if flags & F_ZIMT:
+            if flags & F_SPICES_FOR_CINNAMON:
                 if r == CINNAMON:
                     surplus += have
                 elif have < need:
@@ -749,23 +799,23 @@ class State:
                     surplus += have - need
             elif have < need:
                 lack += need - have
-        if flags & F_ZIMT:
+        if flags & F_SPICES_FOR_CINNAMON:
             if surplus < self.R.con_cost[c * 7 + CINNAMON]:
                 return False
             lack = 0
-        if flags & F_HOEKER:
+        if flags & F_GOLD_FOR_SPICES:
             return self.d[rb + GOLD] >= self.R.con_cost[c * 7 + GOLD] + lack
         return lack == 0 and self.d[rb + GOLD] >= self.R.con_cost[c * 7 + GOLD]
 
     def _pay_contract(self, p: cython.int, c: cython.int, flags: cython.int) -> None:
-        """Pay a contract's cost (not for Zimtfürst's cinnamon, chosen step by step)."""
+        """Pay a contract's cost (not its cinnamon under `spices_for_cinnamon`: chosen step by step)."""
         r: cython.int
         need: cython.int
         have: cython.int
         lack: cython.int = 0
         rb: cython.int = O_RES + p * 7
         for r in range(5):
-            if r == CINNAMON and (flags & F_ZIMT):
+            if r == CINNAMON and (flags & F_SPICES_FOR_CINNAMON):
                 continue
             need = self.R.con_cost[c * 7 + r]
             have = self.d[rb + r]
@@ -845,10 +895,7 @@ class State:
                     self.d[S_ENDTRIG] = 1
             tp = self.d[S_TURNPL]
             self.d[S_TURN] += 1
-            if self.d[S_ENDTRIG] and tp == (self.d[S_START] + n - 1) % n:
-                self.d[S_PHASE] = PH_OVER
-                return
-            if self.d[S_TURN] >= self.d[S_TURNLIM]:
+            if ends_after(self.d, tp):
                 self.d[S_PHASE] = PH_OVER
                 return
             tp = (tp + 1) % n
@@ -930,16 +977,16 @@ class State:
             else:
                 for i in range(self.d[S_LIMBO_N]):
                     c = self.d[O_LIMBO + i]
-                    if self.R.con_kind[c] != CK_LARGE and c > self.d[S_LAST] and self._cfree_count(c) >= k - 1:
+                    if self._cfree(c, self.d[S_LAST]) and self._cfree_count(c) >= k - 1:
                         self._emit((K_FULFIL << 8) | c)
-        elif pend == P_ZIMT:
+        elif pend == P_CINNAMON:
             # one spice per cinnamon unit, in non-decreasing order, never into a dead end
             k = self.d[S_N]
             for r in range(self.d[S_LAST], 5):
                 m = 0
                 for j in range(r, 5):
-                    m += self._zimt_surplus(p, j)
-                if self._zimt_surplus(p, r) > 0 and m >= k:
+                    m += self._cinnamon_surplus(p, j)
+                if self._cinnamon_surplus(p, r) > 0 and m >= k:
                     self._emit((K_CHOOSE << 8) | r)
         elif pend == P_REMOVE or pend == P_REMOVE_PAT:
             c = self.d[S_CAR]
@@ -987,22 +1034,31 @@ class State:
         n: cython.int = self.gen_legal()
         return [self.legal_buf[i] for i in range(n)]
 
-    def _zimt_surplus(self, p: cython.int, r: cython.int) -> cython.int:
-        """What spice r can still give towards the Zimtfürst's cinnamon (the rest of the
+    def _cinnamon_surplus(self, p: cython.int, r: cython.int) -> cython.int:
+        """What spice r can still give towards a contract's cinnamon (`spices_for_cinnamon`; the rest of the
         contract's cost is already paid)."""
         return self.d[O_RES + p * 7 + r]
 
+    def _cfree(self, c: cython.int, after: cython.int) -> cython.bint:
+        """Whether drawn contract `c` may be fulfilled free by `contracts_free` (all but the large
+        ones), picked after contract `after` (picks go in increasing order; -1: none yet)."""
+        return self.R.con_kind[c] != CK_LARGE and c > after
+
     def _cfree_count(self, after: cython.int) -> cython.int:
-        """How many drawn contracts (in limbo) above number `after` could be fulfilled free
-        (all but the large ones)."""
+        """How many drawn contracts (in limbo) above number `after` could be fulfilled free."""
         i: cython.int
-        c: cython.int
         m: cython.int = 0
         for i in range(self.d[S_LIMBO_N]):
-            c = self.d[O_LIMBO + i]
-            if self.R.con_kind[c] != CK_LARGE and c > after:
+            if self._cfree(self.d[O_LIMBO + i], after):
                 m += 1
         return m
+
+    def _cfree_waits(self, n: cython.int, last: cython.int) -> cython.bint:
+        """Whether the pick of `contracts_free k n` waits for the player, with n picks left after
+        pick `last` (-1: none yet): before the first pick when as many drawn contracts as it may
+        take are free, or more (asked when exactly n are too: the other seats see n taken either
+        way); after one while a free one is left above it (else the step ends)."""
+        return self._cfree_count(last) >= (n if last < 0 else 1)
 
     def _nonempty(self, p: cython.int) -> cython.int:
         c: cython.int
@@ -1034,9 +1090,13 @@ class State:
         as whether it is asked would tell the other seats about those cards (all of one kind,
         none it can fulfil)."""
         self._apply1(code)
-        while (self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1
-               and (self.d[S_LIMBO_N] == 0 or self.d[S_LIMBO_SRC] == DECK_STANDARD)):
+        while self.d[S_PHASE] == PH_EFFECT and self.gen_legal() == 1 and not draw_is_private(self.d):
             self._apply1(self.legal_buf[0])
+
+    def private_draw(self) -> bool:
+        """Whether the pending step chooses among cards drawn for the turn player's eyes only
+        (`draw_is_private`)."""
+        return bool(draw_is_private(self.d))
 
     def _apply1(self, code: cython.int) -> None:
         kind: cython.int = code >> 8
@@ -1084,16 +1144,16 @@ class State:
                 self.d[S_PC] += 1
             else:
                 self._resolve_fulfil(p, arg)
-                if self.d[S_PEND] == P_ZIMT:
+                if self.d[S_PEND] == P_CINNAMON:
                     return
                 self.d[S_PC] += 1
-        elif pend == P_ZIMT:
+        elif pend == P_CINNAMON:
             self.d[O_RES + p * 7 + arg] -= 1
             self.d[S_LAST] = arg
             self.d[S_N] -= 1
             if self.d[S_N] > 0:
                 return
-            self._finish_fulfil(p, self.d[S_ZCON])
+            self._finish_fulfil(p, self.d[S_CINNAMON_CON])
             self.d[S_PC] += 1
         elif pend == P_WHEAT:
             k = self._known_under(O_CKNOWN, p, arg if kind == K_FULFIL else -1, False)
@@ -1114,7 +1174,7 @@ class State:
                 self._take_contract(p, arg, False)
                 self.d[S_LAST] = arg
                 self.d[S_N] -= 1
-                if self.d[S_N] > 0 and self._cfree_count(arg) > 0:
+                if self.d[S_N] > 0 and self._cfree_waits(self.d[S_N], arg):
                     return
             k = self._known_under(O_CKNOWN, p, -1, False)
             for i in range(self.d[S_LIMBO_N]):
@@ -1224,11 +1284,11 @@ class State:
         flags: cython.int = self.d[S_FLAGS]
         if not (flags & F_FREE):
             self._pay_contract(p, c, flags)
-            if (flags & F_ZIMT) and self.R.con_cost[c * 7 + CINNAMON] > 0:
-                self.d[S_ZCON] = c
+            if (flags & F_SPICES_FOR_CINNAMON) and self.R.con_cost[c * 7 + CINNAMON] > 0:
+                self.d[S_CINNAMON_CON] = c
                 self.d[S_N] = self.R.con_cost[c * 7 + CINNAMON]
                 self.d[S_LAST] = 0
-                self.d[S_PEND] = P_ZIMT
+                self.d[S_PEND] = P_CINNAMON
                 return
         self._finish_fulfil(p, c)
 
@@ -1238,14 +1298,13 @@ class State:
         self._refill_display()
 
     def _route(self, p: cython.int, idx: cython.int) -> None:
-        """The Hirte: the front card of each non-empty caravan of p goes to the back of a
+        """`route_fronts`: the front card of each non-empty caravan of p goes to the back of a
         different non-empty caravan of p, by route `idx` of ROUTE (several may go to the same
         caravan, appended in the route's order). Every front is taken first, so moving them
         one after another or all at once is the same."""
         cars: cython.int[4]
         fronts: cython.int[4]
-        m: cython.int = 0
-        c: cython.int
+        m: cython.int
         i: cython.int
         j: cython.int
         src: cython.int
@@ -1253,10 +1312,7 @@ class State:
         if not cython.compiled:
             cars = [0, 0, 0, 0]
             fronts = [0, 0, 0, 0]
-        for c in range(self.d[O_NCAR + p]):
-            if self.d[O_CAR + (p * 4 + c) * 3 + 2] > 0:
-                cars[m] = p * 4 + c
-                m += 1
+        m = self._route_cars(p, cars)
         for i in range(m):
             fronts[i] = self._front(cars[i])
             self._unlink(cars[i], fronts[i])
@@ -1267,14 +1323,37 @@ class State:
             self._relink_back(cars[dst], fronts[src])
             self.d[O_LOC + fronts[src]] = cars[dst]
 
+    def _route_cars(self, p: cython.int, cars: cython.p_int) -> cython.int:
+        """The caravans `route_fronts` moves the front cards of for p: its non-empty ones, in caravan
+        order, into `cars` (4 ints); how many."""
+        c: cython.int
+        m: cython.int = 0
+        for c in range(self.d[O_NCAR + p]):
+            if self.d[O_CAR + (p * 4 + c) * 3 + 2] > 0:
+                cars[m] = p * 4 + c
+                m += 1
+        return m
+
+    def route_sources(self) -> list:
+        """The deciding player's caravans (0..3) whose front cards a route (`K_ROUTE`) moves, in
+        the order the route tables number them (none when the game is over)."""
+        p: cython.int = self.current_player()
+        m: cython.int = 0
+        cars: cython.int[4]
+        if not cython.compiled:
+            cars = [0, 0, 0, 0]
+        if p >= 0:
+            m = self._route_cars(p, cars)
+        return [cars[i] - p * 4 for i in range(m)]
+
     def _next_router(self) -> cython.bint:
-        """Move the Hirte on to the next player who has to route; False when all are done."""
+        """Move `route_fronts` on to the next player who has to route; False when all are done."""
         n: cython.int = self.d[S_PLAYERS]
         q: cython.int
-        while self.d[S_HIRTE_LEFT] > 0:
-            q = self.d[S_HIRTE_P]
-            self.d[S_HIRTE_P] = (q + 1) % n
-            self.d[S_HIRTE_LEFT] -= 1
+        while self.d[S_ROUTERS_LEFT] > 0:
+            q = self.d[S_ROUTER]
+            self.d[S_ROUTER] = (q + 1) % n
+            self.d[S_ROUTERS_LEFT] -= 1
             if self._nonempty(q) >= 2:
                 self.d[S_DECIDER] = q
                 self.d[S_PEND] = P_ROUTE
@@ -1331,12 +1410,12 @@ class State:
                 self.d[S_LIMBO_SRC] = a
                 self.d[S_LIMBO_FRONT] = c
                 for _i in range(min(k, LIMBO_CAP)):
-                    card = self._draw_standard() if a == DECK_STANDARD else self._draw_special()
+                    card = self._draw_standard() if a == DECK_STANDARD else deck_take(self.d, DECK_SPECIAL)
                     if card < 0:
                         break
                     self.d[O_LOC + card] = L_LIMBO
                     # a Special card: who knew its place before (a Standard card is seen by all)
-                    self.d[O_KNOWN + card] = (1 << p) | ((self.d[O_KNOWN + card] << KNEW) if a == DECK_SPECIAL else 0)
+                    mark_drawn(self.d, O_KNOWN, card, p, self.d[O_KNOWN + card] if a == DECK_SPECIAL else 0)
                     self._limbo_add(card)
                 if self.d[S_LIMBO_N] > 0:
                     self.d[S_PEND] = P_KEEP
@@ -1347,22 +1426,22 @@ class State:
                 if self.gen_legal() > 1:
                     return
                 self.d[S_PEND] = P_NONE
-            elif op == OP_CWHEAT or op == OP_CFREE:
+            elif op == OP_CONTRACTS_WHEAT or op == OP_CONTRACTS_FREE:
                 self.d[S_LIMBO_N] = 0
                 self.d[S_LIMBO_SRC] = DECK_CONTRACT
                 for _i in range(min(a, LIMBO_CAP)):
-                    card = self._draw_contract()
+                    card = deck_take(self.d, DECK_CONTRACT)
                     if card < 0:
                         break
                     self.d[O_CLOC + card] = CL_LIMBO
-                    self.d[O_CKNOWN + card] = (1 << p) | (self.d[O_CKNOWN + card] << KNEW)
+                    mark_drawn(self.d, O_CKNOWN, card, p, self.d[O_CKNOWN + card])
                     self._limbo_add(card)
-                if op == OP_CWHEAT and self.d[S_LIMBO_N] > 0:
+                if op == OP_CONTRACTS_WHEAT and self.d[S_LIMBO_N] > 0:
                     # asked even when none has a wheat field (only `skip`): the drawn contracts are
                     # the player's alone, and a turn going on without a pause would tell the others
                     self.d[S_PEND] = P_WHEAT
                     return
-                if op == OP_CFREE and b > 0 and self._cfree_count(-1) >= b:
+                if op == OP_CONTRACTS_FREE and b > 0 and self._cfree_waits(b, -1):
                     # as many free contracts as may be taken (b) or more: the player picks b of them.
                     # Asked when exactly b are free too (a pick with one outcome): the other seats
                     # see b contracts taken either way, and a turn going on without a pause would
@@ -1371,15 +1450,15 @@ class State:
                     self.d[S_LAST] = -1
                     self.d[S_PEND] = P_CFREE
                     return
-                k = self._known_under(O_CKNOWN, p, -1, op == OP_CFREE)
+                k = self._known_under(O_CKNOWN, p, -1, op == OP_CONTRACTS_FREE)
                 for i in range(self.d[S_LIMBO_N]):
                     card = self.d[O_LIMBO + i]
-                    if op == OP_CFREE and self.R.con_kind[card] != CK_LARGE:
+                    if op == OP_CONTRACTS_FREE and self._cfree(card, -1):
                         self._take_contract(p, card, False)
                     else:
                         self._contract_under(card, k)
                 self.d[S_LIMBO_N] = 0
-            elif op == OP_REFRESH:
+            elif op == OP_REFRESH_DISPLAY:
                 m = self.d[S_DISP_N]
                 for i in range(m):
                     self._contract_under(self.d[O_DISP + i], (1 << n) - 1)
@@ -1412,16 +1491,16 @@ class State:
                         self._add(q, r, -b)
                         m += b
                 self._add(p, r, m)
-            elif op == OP_RAISE_MAX:
+            elif op == OP_RAISE_TO_MAX_OPP:
                 m = self.d[O_RES + p * 7 + r]
                 for q in range(n):
                     if q != p and self.d[O_RES + q * 7 + r] > m:
                         m = self.d[O_RES + q * 7 + r]
                 self._setres(p, r, m)
-            elif op == OP_REMOVE_THIS or op == OP_REMOVE_PAT:
+            elif op == OP_REMOVE_THIS or op == OP_REMOVE_PATRIARCH:
                 self.d[S_PEND] = P_REMOVE if op == OP_REMOVE_THIS else P_REMOVE_PAT
                 m = self.gen_legal()
-                if (op == OP_REMOVE_THIS and m > 1) or (op == OP_REMOVE_PAT and m > 0):
+                if (op == OP_REMOVE_THIS and m > 1) or (op == OP_REMOVE_PATRIARCH and m > 0):
                     return
                 self.d[S_PEND] = P_NONE
             elif op == OP_REMOVE_ANY:
@@ -1431,24 +1510,24 @@ class State:
                     return
             elif op == OP_TURN_SELF:
                 self.d[O_FLIP + self.d[S_CARD]] ^= 1
-            elif op == OP_TURN_OPP:
+            elif op == OP_TURN_OPPONENTS:
                 for q in range(n):
                     if q != p:
                         self._turn_all(q)
-            elif op == OP_PAT_FRONT:
+            elif op == OP_PATRIARCHS_FRONT:
                 for q in range(n):
                     self._patriarchs_front(q)
-            elif op == OP_HIRTE:
-                self.d[S_HIRTE_P] = p
-                self.d[S_HIRTE_LEFT] = n
+            elif op == OP_ROUTE_FRONTS:
+                self.d[S_ROUTER] = p
+                self.d[S_ROUTERS_LEFT] = n
                 if self._next_router():
                     return
                 self.d[S_DECIDER] = p
-            elif op == OP_TAKE:
+            elif op == OP_TAKE_DISCARD:
                 if self.d[S_DISC_N] > 0:
                     self.d[S_PEND] = P_TAKE
                     return
-            elif op == OP_NEWCAR:
+            elif op == OP_NEW_CARAVAN:
                 card = self.d[S_SPARE]
                 if card >= 0 and self.d[O_NCAR + p] < 4:
                     k = p * 4 + self.d[O_NCAR + p]
@@ -1461,7 +1540,7 @@ class State:
             elif op == OP_TRADE:
                 self.d[S_PEND] = P_TRADE_PAY
                 return
-            elif op == OP_SETDIST:
+            elif op == OP_SET_DISTINCT:
                 self.d[S_REG2] = a
                 self.d[S_N] = b
                 self.d[S_REG] = c
@@ -1510,18 +1589,11 @@ class State:
                 self._relink_front(car, pats[i])
 
     def _shuffle_special(self) -> None:
-        n: cython.int = self.d[S_SPC_N]
-        top: cython.int = self.d[S_SPC_TOP]
+        """Shuffle the Special deck: no seat knows where any of its cards is any more."""
         i: cython.int
-        j: cython.int
-        t: cython.int
-        for i in range(n):
-            self.d[O_KNOWN + self.d[O_SPC + ((top + i) & (SPC_CAP - 1))]] = 0
-        for i in range(n - 1, 0, -1):
-            j = self._randint(i + 1)
-            t = self.d[O_SPC + ((top + i) & (SPC_CAP - 1))]
-            self.d[O_SPC + ((top + i) & (SPC_CAP - 1))] = self.d[O_SPC + ((top + j) & (SPC_CAP - 1))]
-            self.d[O_SPC + ((top + j) & (SPC_CAP - 1))] = t
+        for i in range(self.d[S_SPC_N]):
+            self.d[O_KNOWN + self.d[deck_slot(self.d, DECK_SPECIAL, i)]] = 0
+        self._deck_shuffle(DECK_SPECIAL)
 
     # ---- whole games and information sets ------------------------------------------------
     def playout(self, seed: cython.ulonglong) -> cython.int:
@@ -1557,9 +1629,9 @@ class State:
         """determinize() into an existing state (no allocation)."""
         dst.copy_from(self)
         dst.rng = _mix(seed)
-        dst._resample(O_STD, STD_CAP, S_STD_TOP, S_STD_N, O_LOC, L_LIMBO, 255, observer, DECK_STANDARD)
-        dst._resample(O_SPC, SPC_CAP, S_SPC_TOP, S_SPC_N, O_KNOWN, L_LIMBO, 255, observer, DECK_SPECIAL)
-        dst._resample(O_CON, CON_CAP, S_CON_TOP, S_CON_N, O_CKNOWN, CL_LIMBO, 255, observer, DECK_CONTRACT)
+        dst._resample(DECK_STANDARD, O_LOC, L_LIMBO, observer)
+        dst._resample(DECK_SPECIAL, O_KNOWN, L_LIMBO, observer)
+        dst._resample(DECK_CONTRACT, O_CKNOWN, CL_LIMBO, observer)
 
     def determinize(self, observer: cython.int, seed: cython.ulonglong) -> "State":
         """A copy in which everything `observer` cannot know is sampled afresh: the order of
@@ -1570,9 +1642,8 @@ class State:
         self.determinize_into(s, observer, seed)
         return s
 
-    def _resample(self, off: cython.int, cap: cython.int, stop: cython.int, sn: cython.int,
-                  known_off: cython.int, limbo_loc: cython.int, unused: cython.int,
-                  observer: cython.int, deck: cython.int) -> None:
+    def _resample(self, deck: cython.int, known_off: cython.int, limbo_loc: cython.int,
+                  observer: cython.int) -> None:
         pos: cython.int[136]
         cards: cython.int[136]
         m: cython.int = 0
@@ -1580,17 +1651,16 @@ class State:
         j: cython.int
         t: cython.int
         x: cython.int
-        top: cython.int = self.d[stop]
-        n: cython.int = self.d[sn]
+        n: cython.int = self.d[DECK_N[deck]]
         drawn: cython.bint = False
         if not cython.compiled:
             pos = [0] * 136
             cards = [0] * 136
         # positions the observer does not know: deck slots, then hidden drawn cards
         for i in range(n):
-            x = self.d[off + ((top + i) & (cap - 1))]
+            x = self.d[deck_slot(self.d, deck, i)]
             if deck == DECK_STANDARD or not ((self.d[known_off + x] >> observer) & 1):
-                pos[m] = off + ((top + i) & (cap - 1))
+                pos[m] = deck_slot(self.d, deck, i)
                 cards[m] = x
                 m += 1
         if self.d[S_PHASE] == PH_EFFECT and self.d[S_LIMBO_SRC] == deck and deck != DECK_STANDARD:
@@ -1627,7 +1697,7 @@ class State:
         # what others knew is not part of the observer's information: keep only its own
         if deck != DECK_STANDARD:
             for i in range(n):
-                x = self.d[off + ((top + i) & (cap - 1))]
+                x = self.d[deck_slot(self.d, deck, i)]
                 self.d[known_off + x] &= 1 << observer
             for i in range(self.d[S_LIMBO_N]):
                 if self.d[S_LIMBO_SRC] == deck:

@@ -18,28 +18,28 @@ cdef int OP_SET
 cdef int OP_CHOOSE
 cdef int OP_DRAW
 cdef int OP_FULFIL
-cdef int OP_CWHEAT
-cdef int OP_CFREE
-cdef int OP_REFRESH
+cdef int OP_CONTRACTS_WHEAT
+cdef int OP_CONTRACTS_FREE
+cdef int OP_REFRESH_DISPLAY
 cdef int OP_OPP_INC
 cdef int OP_OPP_SET
 cdef int OP_OPP_DEC
 cdef int OP_OPP_DEC_IF_GE
 cdef int OP_IF_OPP_ZERO
 cdef int OP_STEAL
-cdef int OP_RAISE_MAX
+cdef int OP_RAISE_TO_MAX_OPP
 cdef int OP_REMOVE_THIS
 cdef int OP_REMOVE_ANY
-cdef int OP_REMOVE_PAT
+cdef int OP_REMOVE_PATRIARCH
 cdef int OP_TURN_SELF
-cdef int OP_TURN_OPP
-cdef int OP_PAT_FRONT
-cdef int OP_HIRTE
-cdef int OP_TAKE
-cdef int OP_NEWCAR
+cdef int OP_TURN_OPPONENTS
+cdef int OP_PATRIARCHS_FRONT
+cdef int OP_ROUTE_FRONTS
+cdef int OP_TAKE_DISCARD
+cdef int OP_NEW_CARAVAN
 cdef int OP_SHUFFLE
 cdef int OP_TRADE
-cdef int OP_SETDIST
+cdef int OP_SET_DISTINCT
 cdef int AMT_CONTRACTS
 cdef int AMT_CARAVAN
 cdef int AMT_PATRIARCHS
@@ -50,8 +50,8 @@ cdef int DECK_CONTRACT
 cdef int F_FREE
 cdef int F_NOMULES
 cdef int F_SMALL
-cdef int F_HOEKER
-cdef int F_ZIMT
+cdef int F_GOLD_FOR_SPICES
+cdef int F_SPICES_FOR_CINNAMON
 cdef int CK_SMALL
 cdef int CK_LARGE
 cdef int CK_WHEAT
@@ -75,7 +75,7 @@ cdef int P_CHOOSE
 cdef int P_KEEP
 cdef int P_FULFIL
 cdef int P_WHEAT
-cdef int P_ZIMT
+cdef int P_CINNAMON
 cdef int P_REMOVE
 cdef int P_REMOVE_ANY
 cdef int P_REMOVE_PAT
@@ -137,10 +137,9 @@ cdef int S_N
 cdef int S_LAST
 cdef int S_PEND
 cdef int S_FLAGS
-cdef int S_HIRTE_P
-cdef int S_HIRTE_LEFT
-cdef int S_COND
-cdef int S_ZCON
+cdef int S_ROUTER
+cdef int S_ROUTERS_LEFT
+cdef int S_CINNAMON_CON
 cdef int O_NCAR
 cdef int O_RES
 cdef int O_CAR
@@ -162,21 +161,33 @@ cdef int PL_NCON
 cdef int PL_NWHEAT
 cdef int PL_CVP
 cdef int PL_CARDVP
-cdef int PL_NBAUER
+cdef int PL_NWHEATVP
 cdef int PL_LAST
 cdef int PL_VPC
 cdef int D_SIZE
 cdef int ROUTE_N[5]
 cdef int ROUTE_OFF[5]
 cdef int ROUTE[1888]
+cdef int DECK_OFF[3]
+cdef int DECK_MASK[3]
+cdef int DECK_TOP[3]
+cdef int DECK_N[3]
+# the rules on the state array: plain C (they cannot raise), inlined where they are called
+cdef int deck_slot(short* d, int deck, int i) noexcept
+cdef int deck_take(short* d, int deck) noexcept
+cdef void deck_put_under(short* d, int deck, int card) noexcept
+cdef void mark_drawn(short* d, int known_off, int card, int p, int knew) noexcept
+cdef bint draw_is_private(short* d) noexcept
+cdef int last_seat(short* d) noexcept
+cdef bint at_turn_limit(short* d) noexcept
+cdef bint ends_after(short* d, int tp) noexcept
 
 
 cdef class Rules:
-    cdef public int nkinds, k_patriarch, k_matriarch, k_aristokratin
+    cdef public int nkinds, k_patriarch, k_matriarch
     cdef int kvp[64]
     cdef int kwheat[64]
     cdef int kbang[64]
-    cdef int kdeck[64]
     cdef int kact[192]
     cdef int ckind[128]
     cdef int a_start[256]
@@ -230,9 +241,8 @@ cdef class State:
     cdef bint _has_front(self, int p)
     cdef int _draw_standard(self)
     cdef void _reshuffle_standard(self)
-    cdef int _draw_special(self)
+    cdef void _deck_shuffle(self, int deck)
     cdef void _special_under(self, int card, int known)
-    cdef int _draw_contract(self)
     cdef void _contract_under(self, int c, int known)
     cdef int _known_under(self, int known_off, int p, int kept, bint free_taken)
     cdef void _discard(self, int card)
@@ -249,8 +259,10 @@ cdef class State:
     cdef void _end_turn(self)
     cdef void _emit(self, int code)
     cpdef int gen_legal(self)
-    cdef int _zimt_surplus(self, int p, int r)
+    cdef int _cinnamon_surplus(self, int p, int r)
+    cdef bint _cfree(self, int c, int after)
     cdef int _cfree_count(self, int after)
+    cdef bint _cfree_waits(self, int n, int last)
     cdef int _nonempty(self, int p)
     cpdef bint is_legal(self, int code)
     cpdef apply(self, int code)
@@ -263,6 +275,7 @@ cdef class State:
     cdef void _resolve_fulfil(self, int p, int c)
     cdef void _finish_fulfil(self, int p, int c)
     cdef void _route(self, int p, int idx)
+    cdef int _route_cars(self, int p, int* cars)
     cdef bint _next_router(self)
     cdef void _run(self)
     cdef void _turn_all(self, int q)
@@ -272,6 +285,6 @@ cdef class State:
     cpdef int playout_limit(self, unsigned long long seed, int max_decisions)
     cpdef void determinize_into(self, State dst, int observer, unsigned long long seed)
     cpdef State determinize(self, int observer, unsigned long long seed)
-    cdef void _resample(self, int off, int cap, int stop, int sn, int known_off, int limbo_loc, int unused, int observer, int deck)
+    cdef void _resample(self, int deck, int known_off, int limbo_loc, int observer)
     cdef int _sort_key(self, int x, int deck)
     cpdef unsigned long long fingerprint(self)

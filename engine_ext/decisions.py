@@ -10,13 +10,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine_ext import core as L
-from engine_ext.carddata import RES_INDEX, RESOURCES, CardData
-from engine_ext.state_json import json_pointer
+from engine_ext.carddata import RES_INDEX, RESOURCES, SLOTS, CardData
+from engine_ext.document.schema import json_pointer
 
 if TYPE_CHECKING:
     from engine_ext.core import State
 
-OPTIONS = ("a", "b", "part", "pass")
+OPTIONS = SLOTS + ("pass",)  # what `select` does with a caravan's front card: OPT_A .. OPT_PASS
 KIND_NAMES = {L.K_SELECT: "select", L.K_CHOOSE: "choose", L.K_KEEP: "keep", L.K_FULFIL: "fulfil",
               L.K_SKIP: "skip", L.K_TAKE: "take", L.K_REMOVE: "remove", L.K_PAY: "pay", L.K_ROUTE: "route"}
 KIND_CODES = {v: k for k, v in KIND_NAMES.items()}
@@ -344,12 +344,9 @@ def route_args(to: Any, order: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def route_sources(state: State) -> list[int]:
-    """The deciding player's non-empty caravans (the Hirte's sources), in caravan order."""
-    p = state.current_player()
-    if p < 0:  # the game is over
-        return []
-    d = state.export()
-    return [c for c in range(d[L.O_NCAR + p]) if d[L.O_CAR + (p * 4 + c) * 3 + 2] > 0]
+    """The deciding player's caravans whose front cards a route moves (`State.route_sources`: its
+    non-empty ones, in caravan order; none when the game is over)."""
+    return list(state.route_sources())
 
 
 def route_moves(cars: list[int], index: int) -> list[tuple[int, int]]:

@@ -11,16 +11,11 @@ from typing import Any
 from engine_ext import core as L
 from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
-from engine_ext.state_json import (
-    StateError,
-    decks_left_out,
-    drawn_hidden_from,
-    dump_doc,
-    is_strict_int,
-    load_doc,
-    new_game_doc,
-    private_draw,
-)
+from engine_ext.document.array import drawn_hidden_from, state_over
+from engine_ext.document.deal import new_game_doc
+from engine_ext.document.dump import decks_left_out, dump_doc
+from engine_ext.document.load import load_doc
+from engine_ext.document.schema import StateError, is_strict_int
 
 DecisionLike = Decision | str | dict[str, Any] | int
 
@@ -68,7 +63,7 @@ class Engine:
                 raise StateError(where, f"the state offers a decision that is none: {problem}")
         # play carries out a mid-turn step with one possible outcome, never asks it, unless it
         # chooses among cards drawn for the turn player's eyes only (`core.apply_unchecked`)
-        if doc.get("pending") and len(codes) == 1 and not private_draw(st.export()):
+        if doc.get("pending") and len(codes) == 1 and not st.private_draw():
             only = Decision.from_code(codes[0], st, self.data)
             raise StateError(where, f"a step with one possible outcome ({only}) is carried out, never asked")
         full = observer is None
@@ -148,7 +143,7 @@ class Game:
         """Whether the decision now pending is a choice among drawn Special cards or contracts
         that `observer` has not seen (only the turn player sees them): its legal decisions name
         them, and a view of `observer` holds made-up cards in their place."""
-        return drawn_hidden_from(self.state.export(), observer)
+        return drawn_hidden_from(self.state, observer)
 
     def apply(self, d: DecisionLike, observer: int | None = None) -> list[dict[str, Any]]:
         """Apply a legal decision; returns what happened (events), as seen by `observer` when
@@ -196,8 +191,7 @@ class Game:
         d = self.state.export()
         rnd = random.Random(seed)
         for deck in self.made_up_decks:
-            off, cap, top, n = DECK_SLOTS[deck]
-            slots = [off + ((d[top] + i) & (cap - 1)) for i in range(d[n])]
+            slots = [L.deck_slot(d, deck, i) for i in range(d[L.DECK_N[deck]])]
             cards = [d[s] for s in slots]
             rnd.shuffle(cards)
             for s, card in zip(slots, cards, strict=True):
@@ -255,9 +249,6 @@ class Game:
 DECKS = (L.L_STD, L.L_SPC)  # the places with a hidden order
 CONTRACT_DECK = -1  # `_made_up_places`' name for the contract deck (card places are 0 and up)
 SAMPLED_WORLDS = 8  # other worlds `Game.outcome_made_up` compares with
-# each deck's (`DECK_*`) slots in the state array: offset, capacity, and the offsets of its top and count
-DECK_SLOTS = ((L.O_STD, L.STD_CAP, L.S_STD_TOP, L.S_STD_N), (L.O_SPC, L.SPC_CAP, L.S_SPC_TOP, L.S_SPC_N),
-              (L.O_CON, L.CON_CAP, L.S_CON_TOP, L.S_CON_N))
 PRIVATE_PLACES = ("special deck", "drawn")  # a card moving between these is seen by the drawer alone
 
 
@@ -309,6 +300,7 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
     out: list[dict[str, Any]] = []
     n = after[L.S_PLAYERS]
     made_up = _made_up_places(before, after, data, sampled_for)
+    now = state_over(after, data)
     seat = 0 if sampled_for is None else sampled_for  # read only when `made_up` holds a place
     for p in range(n):
         for r, name in enumerate(RESOURCES):
@@ -334,7 +326,7 @@ def events(before: list[int], after: list[int], data: CardData, observer: int | 
             ev["from"] = {"player": a >> 2, "caravan": a & 3} if a < 16 else names.get(a, str(a))
             ev["to"] = {"player": b >> 2, "caravan": b & 3} if b < 16 else names.get(b, str(b))
             if before[L.O_FLIP + card] != after[L.O_FLIP + card]:
-                ev["turned"] = "matriarch" if after[L.O_FLIP + card] else "patriarch"
+                ev["turned"] = data.kinds[now._card_kind(card)].slug  # a turned Patriarch is a Matriarch
             # drawn from a made-up order (from a reshuffled discard pile: into the deck is no draw)
             unseen = b != L.L_STD if a == L.L_DISC else not (before[L.O_KNOWN + card] >> seat) & 1
             if a != b and a in made_up and unseen:

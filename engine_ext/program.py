@@ -13,41 +13,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine_ext import core as L
+from engine_ext import steps as step_table
 from engine_ext.carddata import CardData
 
 Step = tuple[int, int, int, int]  # opcode, a, b, c
 
-# the pending decisions each opcode can stop with (`_run`; a fulfil with `zimt` goes on to P_ZIMT,
-# a Fahrender Händler's trade asks the gold first, then the goods)
-WAITS: dict[int, tuple[int, ...]] = {
-    L.OP_CHOOSE: (L.P_CHOOSE,),
-    L.OP_DRAW: (L.P_KEEP,),
-    L.OP_FULFIL: (L.P_FULFIL,),
-    L.OP_CWHEAT: (L.P_WHEAT,),
-    L.OP_CFREE: (L.P_CFREE,),
-    L.OP_REMOVE_THIS: (L.P_REMOVE,),
-    L.OP_REMOVE_ANY: (L.P_REMOVE_ANY,),
-    L.OP_REMOVE_PAT: (L.P_REMOVE_PAT,),
-    L.OP_HIRTE: (L.P_ROUTE,),
-    L.OP_TAKE: (L.P_TAKE,),
-    L.OP_TRADE: (L.P_TRADE_PAY, L.P_TRADE),
-    L.OP_SETDIST: (L.P_SETDIST,),
-}
-# opcodes whose first argument is a resource: `$` (REG) there reads the register
-RESOURCE_OPS = frozenset({L.OP_PAY, L.OP_INC, L.OP_SET, L.OP_OPP_INC, L.OP_OPP_SET, L.OP_OPP_DEC,
-                          L.OP_OPP_DEC_IF_GE, L.OP_IF_OPP_ZERO, L.OP_STEAL, L.OP_RAISE_MAX})
 # the waits that hold drawn cards (limbo), and the deck they come from (None: the step's own `a`)
 DRAWS: dict[int, int | None] = {L.P_KEEP: None, L.P_WHEAT: L.DECK_CONTRACT, L.P_CFREE: L.DECK_CONTRACT}
 
 # a register's name in a document, its slot in the state array and its value where it means nothing
+# (`route_fronts`' router registers are "hirte_next" and "hirte_left" there)
 REGISTERS: dict[str, tuple[int, int]] = {
     "reg": (L.S_REG, -1), "reg2": (L.S_REG2, -1), "n": (L.S_N, 0), "last": (L.S_LAST, 0),
-    "flags": (L.S_FLAGS, 0), "hirte_left": (L.S_HIRTE_LEFT, 0), "hirte_next": (L.S_HIRTE_P, 0),
+    "flags": (L.S_FLAGS, 0), "hirte_left": (L.S_ROUTERS_LEFT, 0), "hirte_next": (L.S_ROUTER, 0),
 }
 # the registers each pending decision reads (generating its decisions or applying one); `reg`
 # besides where a later step reads `$` (see `live_registers`)
 READS: dict[int, tuple[str, ...]] = {
-    L.P_CHOOSE: ("n", "last", "flags"), L.P_KEEP: (), L.P_FULFIL: ("flags",), L.P_ZIMT: ("n", "last"),
+    L.P_CHOOSE: ("n", "last", "flags"), L.P_KEEP: (), L.P_FULFIL: ("flags",), L.P_CINNAMON: ("n", "last"),
     L.P_WHEAT: (), L.P_CFREE: ("n", "last"), L.P_REMOVE: (), L.P_REMOVE_ANY: ("n",), L.P_REMOVE_PAT: (),
     L.P_ROUTE: ("hirte_next", "hirte_left"), L.P_TAKE: (), L.P_TRADE_PAY: (), L.P_TRADE: ("n", "last"),
     L.P_SETDIST: ("reg", "reg2", "n", "last"),
@@ -66,14 +49,8 @@ class Stop:
         return self.steps[self.pc]
 
     def waits(self) -> tuple[int, ...]:
-        """The pending decisions this step can stop with."""
-        op, a, b, _c = self.op
-        waits = WAITS.get(op, ())
-        if op == L.OP_FULFIL and a & L.F_ZIMT:
-            waits += (L.P_ZIMT,)
-        if op == L.OP_CFREE and b <= 0:  # without a limit every free contract is taken: no question
-            waits = ()
-        return waits
+        """The pending decisions this step can stop with (`engine_ext.steps.waits`)."""
+        return step_table.waits(*self.op)
 
     def draws_from(self, wait: int) -> int | None:
         """The deck the drawn cards of `wait` come from (None: it holds none)."""
@@ -84,8 +61,7 @@ class Stop:
 
     def reads_reg_later(self) -> bool:
         """Whether a later step reads `$` (a resource step, or a choice `not $`)."""
-        return any((op in RESOURCE_OPS and a == L.REG) or (op == L.OP_CHOOSE and c)
-                   for op, a, _b, c in self.steps[self.pc + 1:])
+        return any(step_table.reads_reg(*step) for step in self.steps[self.pc + 1:])
 
     def live_registers(self, wait: int) -> tuple[str, ...]:
         """The registers that mean something while waiting for `wait` here."""
@@ -101,7 +77,7 @@ class Stop:
         for op, a, _b, c in self.steps[:self.pc]:
             if op == L.OP_CHOOSE:
                 values = frozenset(r for r in range(L.NRES) if (a >> r) & 1)
-            elif op == L.OP_SETDIST:
+            elif op == L.OP_SET_DISTINCT:
                 values = frozenset({c})
         return values
 
@@ -111,7 +87,7 @@ class Stop:
 
     def can_move(self) -> bool:
         """Whether a step so far can have moved the acting card to another caravan (the Hirte)."""
-        return any(op == L.OP_HIRTE for op, *_ in self.steps[:self.pc + 1])
+        return any(op == L.OP_ROUTE_FRONTS for op, *_ in self.steps[:self.pc + 1])
 
 
 def stop(data: CardData, act: int, pc: int) -> Stop:

@@ -2,95 +2,65 @@
 
 Everything is read from the card data as `GET /cards` serves it (`{"cards": [...], "contracts":
 [...]}`), so a game through a service reads the same as one in-process, and a card edited in
-`engine_ext/data/cards.toml` is described as it now plays. A step is put in words from the step
-language documented at the top of that file; a step this module does not know is shown as written.
+`engine_ext/data/cards.toml` is described as it now plays. A step is put in words from its row of
+the step language's table (`engine_ext.steps`: its `says`); a step that is not in the language is
+shown as written.
 """
 
 from __future__ import annotations
 
+import string
 from typing import Any
+
+from engine_ext import steps
 
 OPTION_SLOT = {"a": 0, "b": 1}
 
 
-FULFIL_FLAGS = {"free": "for free", "nomules": "without the mules it needs", "small": "a small one",
-                "hoeker": "gold may stand in for missing spices",
-                "zimt": "any spice may stand in for its cinnamon"}
-COUNTS = {"N:contracts": "per contract you hold", "N:caravan": "per card in this caravan",
-          "N:patriarchs": "per Patriarch at the front of a caravan"}
+class _StepWords(string.Formatter):
+    """A step's `says` template (`engine_ext.steps`) filled in with its arguments as written.
+    A field names an argument; its format spec picks the form: `{R:it}` (the chosen resource as
+    "it"), `{n:gain}` (an amount of the step's resource), `{k:count}` (an amount on its own),
+    `{MASK:plural}`."""
 
+    def __init__(self, parsed: steps.Parsed) -> None:
+        super().__init__()
+        self.given = parsed.given
 
-def _gain(sign: str, res: str, amount: str) -> str:
-    """`+2 ginger`, `-3 mules`, `+1 gold per contract you hold`, `+half your mules`."""
-    if amount == "N:halfmules":
-        return f"{sign}half as many {res} as you have"
-    if amount in COUNTS:
-        return f"{sign}1 {res} {COUNTS[amount]}"
-    return f"{sign}{amount} {res}"
+    def _resource(self, it: bool = False) -> str:
+        res = str(self.given.get("R", ""))
+        return ("it" if it else "of it") if res == "$" else res
 
-
-def _mask(word: str) -> str:
-    """A resource mask (`spice`, `cinnamon|pepper`, `spice|gold`) in words."""
-    return " or ".join("a spice" if w == "spice" else w for w in word.split("|"))
-
-
-# Steps whose words are a template: (verb, number of arguments) -> text, with {res} the resource
-# ("of it" for the chosen one), {it} the resource ("it" for the chosen one), {n} the second
-# argument and {a0}.. each argument.
-TEMPLATES: dict[tuple[str, int], str] = {
-    ("turn_self", 0): "turn this card over",
-    ("turn_opponents", 0): "the opponents turn their Patriarchs and Matriarchs over",
-    ("patriarchs_front", 0): "every Patriarch goes to the front of its caravan",
-    ("hirte", 0): "every player moves each caravan's front card to the back of another of their caravans "
-                  "(several may go to the same one)",
-    ("take_discard", 0): "take a card from the discard pile",
-    ("new_caravan", 0): "start a new caravan",
-    ("refresh_display", 0): "replace the face-up contracts",
-    ("remove_this", 0): "you may remove another card of this caravan",
-    ("remove_patriarch", 0): "remove this caravan's Patriarch or Matriarch",
-    ("trade", 0): "pay gold: for each, +2 of a spice or +1 mules",
-    ("set", 2): "set {it} to {n}",
-    ("contracts_wheat", 1): "draw {a0} contracts, fulfil a wheat field among them for free",
-    ("contracts_free", 1): "draw {a0} contracts, fulfil the small and special ones for free",
-    ("contracts_free", 2): "draw {a0} contracts, fulfil up to {a1} small or special ones among them for free",
-    ("opp_set", 2): "every opponent: set {res} to {n}",
-    ("opp_dec_if_ge", 3): "every opponent with {a1} {res} or more: -{a2} {res}",
-    ("if_opp_zero", 1): "then, if an opponent has no {res}:",
-    ("steal", 2): "take {n} {res} from every opponent who has any",
-    ("raise_to_max_opp", 1): "raise {it} to the most any opponent has",
-    ("remove_any", 1): "remove up to {a0} cards of your caravans",
-    ("shuffle", 1): "shuffle the {a0} deck",
-}
+    def format_field(self, value: Any, format_spec: str) -> str:
+        arg: steps.Arg = value
+        v = self.given.get(arg.field)
+        if arg.optional:
+            if v is None:
+                return arg.absent
+            if arg.kind == steps.FLAGS:
+                says = {f.word: f.says for f in arg.flags}
+                return " (" + ", ".join(says[w] for w in v) + ")"
+            return arg.says if arg.kind == steps.OPTION else arg.says.format(v)
+        if arg.kind == steps.RESOURCE:
+            return self._resource(it=format_spec == "it")
+        if arg.kind == steps.MASK:
+            words = " or ".join("a spice" if w == "spice" else w for w in str(v).split("|"))
+            return words.replace("a spice", "spices") if format_spec == "plural" else words
+        count = steps.COUNTS.get(str(v))
+        if format_spec == "gain":
+            return count.gain.format(res=self._resource()) if count else f"{v} {self._resource()}"
+        if format_spec == "count" and count:
+            return count.words
+        return str(v)
 
 
 def step_text(step: str) -> str:
-    """One effect step of the card data in words (as written if it is not known here)."""
-    w = step.split()
-    if not w:
+    """One effect step of the card data in words (as written if it is not a step of the language)."""
+    try:
+        parsed = steps.parse(step)
+    except steps.StepError:
         return step
-    verb, args = w[0], w[1:]
-    res = ("of it" if args[0] == "$" else args[0]) if args else ""
-    it = "it" if args and args[0] == "$" else res
-    n = args[1] if len(args) > 1 else ""
-    template = TEMPLATES.get((verb, len(args)))
-    if template is not None:
-        return template.format(res=res, it=it, n=n, **{f"a{i}": a for i, a in enumerate(args)})
-    if verb in ("pay", "inc", "opp_inc", "opp_dec") and len(args) == 2:
-        sign = {"pay": "", "inc": "+", "opp_inc": "+", "opp_dec": "-"}[verb]
-        who = {"pay": "pay ", "opp_inc": "every opponent: ", "opp_dec": "every opponent: "}.get(verb, "")
-        return who + _gain(sign, res, n)
-    if verb == "choose" and args:
-        rest = " ".join(args[1:]).replace("min ", "of which you have at least ").replace("not $", "other than that")
-        return f"choose {_mask(args[0])}" + (f" {rest}" if rest else "")
-    if verb == "draw" and len(args) >= 2:
-        where = " (to the front)" if "front" in args[2:] else ""
-        count = f"1 {COUNTS[args[1]]}" if args[1] in COUNTS else args[1]
-        return f"draw {count} from the {args[0]} deck, keep 1{where}"
-    if verb == "fulfil" and all(a in FULFIL_FLAGS for a in args):
-        return "fulfil a contract" + (f" ({', '.join(FULFIL_FLAGS[a] for a in args)})" if args else "")
-    if verb == "set_distinct" and len(args) == 3:
-        return f"set {args[1]} different {_mask(args[0]).replace('a spice', 'spices')} to {args[2]} each"
-    return step
+    return _StepWords(parsed).format(parsed.step.says, **{a.field: a for a in parsed.step.args})
 
 
 def steps_text(steps: list[str]) -> str:

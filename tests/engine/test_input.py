@@ -369,7 +369,7 @@ def test_errors_survive_pickling_with_their_pointer() -> None:
     import pickle
 
     from engine_ext.decisions import DecisionError
-    from engine_ext.state_json import StateError
+    from engine_ext.document.schema import StateError
 
     e = pickle.loads(pickle.dumps(StateError("/seed", "the seed is an integer")))
     assert isinstance(e, StateError) and (e.pointer, e.message) == ("/seed", "the seed is an integer")

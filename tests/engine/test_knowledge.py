@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from engine_ext import StateError
-from engine_ext.state_json import private_draw
+from engine_ext.document.array import private_draw
 from tests.builders import legal_texts, make_state, resources_dict, solo
 
 SPECIAL_ORDER = ["bootsmann", "gildenherr", "hufschmied", "schneider", "haendlertochter"]

@@ -20,7 +20,7 @@ import pytest
 
 import engine_ext
 from engine_ext import Decision, DecisionError, Engine, Game, IllegalDecision, StateError
-from engine_ext.state_json import MAX_DOC_BYTES, WAIT_CODES
+from engine_ext.document.schema import MAX_DOC_BYTES, WAIT_CODES
 from tests.builders import resources_dict, solo
 from tests.engine_helpers import require_compiled
 

@@ -168,7 +168,7 @@ def test_a_view_s_made_up_refills_and_reshuffles_are_told_apart_from_real_outcom
 # ---- what a view made up (fourth audit, 2026-11-24) ----------------------------------------------
 
 from engine_ext import core as L  # noqa: E402
-from engine_ext.state_json import StateError  # noqa: E402
+from engine_ext.document.schema import StateError  # noqa: E402
 from tests.builders import make_state  # noqa: E402
 
 ADELIGE = [["adelige", "patriarch"], ["patriarch", "marktfrau"], ["patriarch", "pflanzerin"]]
