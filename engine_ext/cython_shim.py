@@ -14,6 +14,7 @@ compiled = False
 int = int  # the C types, as Python numbers
 bint = bool
 ulonglong = int
+p_int = list  # a pointer to C ints: a list of them
 
 
 def cast(t: Any, value: Any) -> Any:
