@@ -1,4 +1,4 @@
-"""Fixes from the engine audit: a `pending` step must be one the acting card's action can be at
+"""What a state document must hold and how it is read: a `pending` step must be one the acting card's action can be at
 (with the registers, drawn cards and decider that step has), a finished game pends nothing, the
 Start cards and Patriarchs add up, a document writes only the registers its step reads (so a
 reloaded game writes the same documents as the live one), bad decision codes and hand-made
@@ -362,7 +362,7 @@ def test_finished_games_still_load(engine: Engine) -> None:
     assert engine.from_json(g.to_json()).to_json() == g.to_json()
 
 
-# ---- third audit round (2026-11-24) -----------------------------------------------------------
+# ---- drawn cards, views and finished games -----------------------------------------------------
 
 def _adelige_draw(engine: Engine) -> tuple[Game, int]:
     """A 2-player game right after its turn player's Adelige drew Bootsmann and Schneider (two

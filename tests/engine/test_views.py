@@ -165,7 +165,7 @@ def test_a_view_s_made_up_refills_and_reshuffles_are_told_apart_from_real_outcom
     assert min(found.values()) >= 1, found
 
 
-# ---- what a view made up (fourth audit, 2026-11-24) ----------------------------------------------
+# ---- what a view made up ------------------------------------------------------------------------
 
 from engine_ext import core as L  # noqa: E402
 from engine_ext.document.schema import StateError  # noqa: E402

@@ -294,7 +294,7 @@ def test_apply_on_a_view_marks_a_made_up_refill_of_the_display(client: FlaskClie
 
 def test_apply_on_a_full_state_without_deck_order_marks_the_draw_made_up(client: FlaskClient) -> None:
     """A full state (no `observer`) that leaves out the decks gets them made up when it loads: what
-    it draws is one possible draw, not the real game's (integrator audit: `sampled` was false)."""
+    it draws is one possible draw, not the real game's (`sampled` was false)."""
     full = client.post("/games", json={"players": 2, "seed": 5}).json["state"]
     draw = next(d["text"] for d in client.post("/legal", json={"state": full}).json["legal"] if d["text"] == "c0:a")
     real = client.post("/apply", json={"state": full, "decision": draw}).json
@@ -311,7 +311,7 @@ def test_apply_on_a_full_state_without_deck_order_marks_the_draw_made_up(client:
 
 def test_a_view_becomes_its_own_seat_s_view_only(client: FlaskClient) -> None:
     """Seat 0's view cannot answer with seat 1's: seat 1 knows what seat 0 does not (a card it put
-    under a deck), and it would be lost without a word (integrator audit)."""
+    under a deck), and it would be lost without a word."""
     view = client.post("/games", json={"players": 2, "seed": 5, "observer": 0}).json["state"]
     legal = client.post("/legal", json={"state": view}).json["legal"]
     r = client.post("/apply", json={"state": view, "decision": legal[0]["text"], "observer": 1})
@@ -322,7 +322,7 @@ def test_a_view_becomes_its_own_seat_s_view_only(client: FlaskClient) -> None:
 
 
 def test_legal_makes_a_seat_s_view_of_a_full_state(client: FlaskClient) -> None:
-    """A client holding the full state had no call that gives a seat its view (integrator audit)."""
+    """A client holding the full state had no call that gives a seat its view."""
     full = client.post("/games", json={"players": 3, "seed": 8}).json["state"]
     for seat in range(3):
         out = client.post("/legal", json={"state": full, "observer": seat}).json
@@ -340,7 +340,7 @@ def test_legal_makes_a_seat_s_view_of_a_full_state(client: FlaskClient) -> None:
                                                   ["bettler", "hirte"]), ({"additional": ["bettler"]}, ["bettler"])])
 def test_a_new_game_takes_every_form_of_variant_a_state_takes(client: FlaskClient, variant: Any,
                                                                added: list[str]) -> None:
-    """/games refused "base", "off" and a list, which a state's `variant` takes (integrator audit)."""
+    """/games refused "base", "off" and a list, which a state's `variant` takes."""
     r = client.post("/games", json={"players": 2, "seed": 4, "variant": variant})
     assert r.status_code == 200, r.json
     assert r.json["state"]["variant"] == {"additional": added}
@@ -374,7 +374,7 @@ def test_a_malformed_decision_is_told_what_a_decision_is(client: FlaskClient, ga
                                                          pointer: str, said: str) -> None:
     """A list or null was told only "Input should be a valid string" (the field takes an object too),
     an object without `kind` "unknown decision kind None", and a bad text "not a decision: not a
-    decision: ..." (integrator audit)."""
+    decision: ..."."""
     body = assert_error(client.post("/apply", json={"state": game["state"], "decision": decision}), 422, pointer)
     assert body["message"].startswith(said), body
 
@@ -420,7 +420,7 @@ def test_oversized_body(client: FlaskClient) -> None:
 
 
 def test_unknown_route_and_method(client: FlaskClient) -> None:
-    """Both are the request's path, not its body (`in`; integrator audit)."""
+    """Both are the request's path, not its body (`in`)."""
     assert assert_error(client.get("/nope"), 404)["in"] == "path"
     r = client.put("/suggest", json={})
     assert assert_error(r, 405)["in"] == "path"
@@ -512,7 +512,7 @@ def test_a_budget_too_large_is_told_this_server_s_limit(client: FlaskClient, vie
                                                         value: int) -> None:
     """Above the request model's outer bound the 422 named that bound (100,000,000 iterations,
     86,400,000 ms, 64 parts), not the server's limit that /openapi.json states: a client that
-    retried with it got a second 422 (integrator audit)."""
+    retried with it got a second 422."""
     limit = client.get("/openapi.json").json["components"]["schemas"]["SuggestRequest"]["properties"][field]
     maximum = next(b["maximum"] for b in limit["anyOf"] if "maximum" in b)
     body = assert_error(client.post("/suggest", json={"state": view, field: value}), 422, f"/{field}")

@@ -19,8 +19,8 @@ def test_the_client_asks_for_a_seat_s_view(service_url: str) -> None:
 
 def test_waiting_on_a_cancelled_job_gives_what_its_parts_searched(service_url: str) -> None:
     """A cancelled job is `cancelled` at once, but a running part stops only at its next check and
-    its partial result comes after: `wait` raised on the first `cancelled` it saw, with no result
-    (integrator audit). Now it waits until every part has stopped."""
+    its partial result comes after: `wait` raised on the first `cancelled` it saw, with no result.
+    Now it waits until every part has stopped."""
     api = KashgarClient(service_url)
     state = api.new_game(players=2, seed=4)["state"]
     accepted = api.suggest(state, time_ms=20_000, mode="async", parallel=2, wait=False)

@@ -108,7 +108,7 @@ def test_plan_splits_iterations_and_keeps_seed() -> None:
     assert search.default_parallel(None, 500, s, True, "embedded") == 1
     assert search.default_parallel(None, 500, Settings(embedded_threads=3), True, "embedded") == 3
     # on RQ, no more parts than there are workers to run them side by side (one worker ran 4 parts
-    # of a 2.5 s budget one after the other: 10 s; integrator audit); none known: time_parts
+    # of a 2.5 s budget one after the other: 10 s); none known: time_parts
     assert search.default_parallel(None, 500, s, True, "redis", workers=1) == 1
     assert search.default_parallel(None, 500, s, True, "redis", workers=2) == 2
     assert search.default_parallel(None, 500, s, True, "redis", workers=9) == 4
@@ -670,8 +670,8 @@ def test_redis_an_async_time_budget_gets_no_more_parts_than_there_are_workers(
     settings: Settings, state: dict[str, Any]
 ) -> None:
     """Every part of a time budget searches for the whole time: with fewer RQ workers than
-    `time_parts`, the parts ran one after the other (a 2.5 s budget took 10 s on one worker;
-    integrator audit). The parts are as many as the workers listening, `time_parts` at most."""
+    `time_parts`, the parts ran one after the other (a 2.5 s budget took 10 s on one worker).
+    The parts are as many as the workers listening, `time_parts` at most."""
     app = create_app({"redis_url": settings.redis_url, "time_parts": 3, "log_level": "ERROR"})
     c = app.test_client()
     conn = redis.Redis.from_url(settings.redis_url)
