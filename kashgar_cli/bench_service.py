@@ -27,6 +27,7 @@ import os
 import platform
 import random
 import statistics
+import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -252,6 +253,7 @@ def bench_level(
 
 
 def run(args: argparse.Namespace) -> int:
+    from lab.progress import Progress
     from lab.serving import Gunicorn, http_json
 
     cores = cpu_count()
@@ -279,26 +281,28 @@ def run(args: argparse.Namespace) -> int:
         results: list[dict[str, Any]] = []
         cases: list[tuple[str, dict[str, Any]]] = [(lv, {"level": lv}) for lv in wanted]
         cases += [(f"time_ms={ms}", {"time_ms": ms}) for ms in args.time_ms]
+        bar = Progress(len(cases), unit="level", desc="bench service")
         for name, extra in cases:
             bodies = [json.dumps(dict(extra, state=s, seed=k, mode="sync")).encode() for k, s in enumerate(states)]
             r = bench_level(target, bodies, cores, workers, args.duration, args.load, players)
             r["level"] = name
             results.append(r)
+            bar.update(len(results))
             if not args.json:
-                print(
+                bar.bar.write(
                     f"{name:>12}: search {r['search_ms']:.1f} ms, limit {r['limit_rps']:.1f}/s "
                     f"(serving {r['serving_limit_rps']:.1f}/s), "
                     f"throughput {r['throughput_rps']:.1f}/s ({100 * r['fraction_of_limit']:.0f}%), "
                     f"at {r['load_rps']:.1f}/s: p50 {r['p50_ms']} p95 {r['p95_ms']} p99 {r['p99_ms']} ms, "
-                    f"errors {r['errors']}",
-                    flush=True,
+                    f"errors {r['errors']}", file=sys.stdout,
                 )
                 split = ", ".join(
                     f"{n}p {v['mean_search_ms']:.1f} ms (n={v['count']}), p95 under load "
                     f"{r['latency_by_players'].get(n, {}).get('p95_ms', float('nan'))} ms"
                     for n, v in r["search_by_players"].items()
                 )
-                print(f"{'':>12}  by players: {split}", flush=True)
+                bar.bar.write(f"{'':>12}  by players: {split}", file=sys.stdout)
+        bar.close()
         health = http_json("GET", url + "/healthz")[1]
         report = {
             "benchmark": "service",
