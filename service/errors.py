@@ -120,7 +120,8 @@ def _reject_constant(name: str) -> Any:
 
 
 def parse_json_body(data: bytes) -> Any:
-    """Strict JSON: no NaN/Infinity, UTF-8, bounded depth (RecursionError) -> 400 with a pointer."""
+    """Strict JSON: no NaN/Infinity, UTF-8, bounded depth (RecursionError), no key twice in one
+    object (the pointer names the second) -> 400 with a pointer."""
     if not data or not data.strip():
         raise APIError(400, "empty_body", "the request body must be a JSON document", "")
     try:
@@ -128,13 +129,65 @@ def parse_json_body(data: bytes) -> Any:
     except UnicodeDecodeError as exc:
         raise APIError(400, "malformed_json", f"the body is not UTF-8: {exc.reason} at byte {exc.start}", "") from None
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        repeats: list[bool] = []
+        doc = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=lambda pairs: _object(pairs, repeats))
     except json.JSONDecodeError as exc:
         raise APIError(
             400, "malformed_json", f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", ""
         ) from None
     except (ValueError, RecursionError) as exc:
         raise APIError(400, "malformed_json", f"malformed JSON: {exc}", "") from None
+    pointer = _first_duplicate(doc, "") if repeats else None
+    if pointer is not None:
+        raise APIError(400, "duplicate_key", "a key appears twice in one JSON object (readers disagree on which "
+                       "wins): send each key once", pointer)
+    return doc
+
+
+class _Object(dict):  # type: ignore[type-arg]
+    """A JSON object that repeats a key (`repeated`, the first one it repeats)."""
+
+    repeated: str = ""
+
+
+def _object(pairs: list[tuple[str, Any]], repeats: list[bool]) -> dict[str, Any]:
+    """The object of `pairs`: a plain dict, or an `_Object` naming its first repeated key (and
+    `repeats` told so, so that only a document with one is searched for it)."""
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            break
+        seen.add(key)
+    marked = _Object(obj)
+    marked.repeated = key
+    repeats.append(True)
+    return marked
+
+
+def _child(pointer: str, key: str | int) -> str:
+    """`pointer` to the member `key` (RFC 6901: `~` and `/` escaped)."""
+    return f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
+
+
+def _first_duplicate(node: Any, pointer: str) -> str | None:
+    """The JSON pointer of the second occurrence of the first repeated key found, depth first in
+    document order; None when no object repeats a key."""
+    if isinstance(node, _Object):
+        return _child(pointer, node.repeated)
+    if isinstance(node, dict):
+        children: Any = node.items()
+    elif isinstance(node, list):
+        children = enumerate(node)
+    else:
+        return None
+    for key, value in children:
+        found = _first_duplicate(value, _child(pointer, key))
+        if found is not None:
+            return found
+    return None
 
 
 def validate_model(model: type[BaseModel], payload: Any) -> Any:

@@ -20,11 +20,12 @@ from . import models
 F = TypeVar("F", bound=Callable[..., Any])
 
 ERROR_DESCRIPTIONS = {
-    400: "Malformed request (not JSON, not UTF-8, empty body).",
+    400: "Malformed request (not JSON, not UTF-8, empty body, a key twice in one object).",
     404: "No such resource.",
     408: "The client stopped sending the request body (KASHGAR_CLIENT_TIMEOUT_S).",
     409: "Conflict with the resource's state.",
     413: "Request body too large.",
+    415: "The body is not sent as Content-Type: application/json.",
     422: "Valid JSON, invalid content: the pointer names the field.",
     503: "The job queue (Redis) is unreachable; synchronous requests still work.",
 }
@@ -160,7 +161,7 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
             responses[str(status)] = entry
         error_codes = set(op.errors) | {405}
         if op.request is not None:
-            error_codes |= {400, 408, 413, 422}
+            error_codes |= {400, 408, 413, 415, 422}
         for status in sorted(error_codes):
             responses[str(status)] = {
                 "description": ERROR_DESCRIPTIONS.get(status, "Method not allowed."),

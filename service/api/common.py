@@ -24,8 +24,14 @@ JOB_ID_PARAM = {
 
 
 def read_body(model: type[M]) -> M:
-    """The request body as `model`: 400 if it is not JSON, 413 if too large, 408 if the client
-    stops sending it (gunicorn's worker puts a deadline on client sockets), 422 naming the field."""
+    """The request body as `model`: 415 unless it is sent as `application/json` (a browser sends
+    other types cross-site without asking first), 400 if it is not JSON, 413 if too large, 408 if
+    the client stops sending it (gunicorn's worker puts a deadline on client sockets), 422 naming
+    the field."""
+    if request.mimetype != "application/json":
+        raise APIError(415, "unsupported_media_type",
+                       f"the body must be JSON sent with Content-Type: application/json, not "
+                       f"{request.mimetype or 'none'}", "/Content-Type", location="header")
     try:
         data = _body_bytes()
     except TimeoutError:

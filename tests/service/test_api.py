@@ -590,3 +590,28 @@ def test_unknown_jobs(client: FlaskClient) -> None:
     assert_error(client.get("/jobs/nope"), 404, "/job_id")
     assert_error(client.get("/jobs/" + "0" * 32), 404, "/job_id")
     assert_error(client.delete("/jobs/" + "0" * 32), 404, "/job_id")
+
+
+@pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data", ""])
+def test_a_body_not_sent_as_json_is_415(client: FlaskClient, view: dict[str, Any], ctype: str) -> None:
+    """A browser posts text/plain or a form to any site without asking first (a CORS simple
+    request): a body of another type than application/json is refused, whatever it holds."""
+    body = json.dumps({"state": view, "iterations": 10, "seed": 1})
+    for path in ("/suggest", "/legal", "/games"):
+        err = assert_error(client.post(path, data=body, content_type=ctype or None), 415, "/Content-Type")
+        assert err["error"] == "unsupported_media_type" and err["in"] == "header"
+    ok = client.post("/legal", data=json.dumps({"state": view}), content_type="application/json; charset=utf-8")
+    assert ok.status_code == 200, ok.json
+
+
+@pytest.mark.parametrize(("body", "pointer"), [
+    ('{"mode": "async", "iterations": 5, "mode": "sync"}', "/mode"),
+    ('{"players": 2, "seed": 1, "seed": 2}', "/seed"),
+    ('{"players": 2, "variant": {"a": 1, "a": 2}}', "/variant/a"),
+    ('{"players": 2, "variant": [{}, {"x/y": 1, "x/y": 2}]}', "/variant/1/x~1y"),
+])
+def test_a_key_twice_in_one_object_is_400_naming_the_second(client: FlaskClient, body: str, pointer: str) -> None:
+    """Readers disagree on which of two equal keys wins (a proxy may read the first, we the last):
+    such a body is refused, the pointer naming the repeated key."""
+    err = assert_error(client.post("/games", data=body, content_type="application/json"), 400, pointer)
+    assert err["error"] == "duplicate_key"
