@@ -111,9 +111,11 @@ def _example_state() -> dict[str, Any] | None:
         return None
 
 
-def build_spec(server_url: str | None = None, limits: dict[str, int] | None = None) -> dict[str, Any]:
+def build_spec(server_url: str | None = None, limits: dict[str, int] | None = None,
+               levels: list[str] | None = None) -> dict[str, Any]:
     """The OpenAPI document. `limits`: the `maximum` of SuggestRequest fields as this server enforces
-    them (its settings), in place of the models' outer bounds."""
+    them (its settings), in place of the models' outer bounds; `levels`: the level names this
+    server answers (its level file), the enum of SuggestRequest's `level`."""
     req_models = {op.request for op in OPERATIONS.values() if op.request is not None}
     resp_models = {m for op in OPERATIONS.values() for (_, m) in op.responses.values() if m is not None}
     resp_models.add(models.ErrorBody)
@@ -124,6 +126,10 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
     schemas["State"] = _state_schema()
     for name, maximum in (limits or {}).items():
         _set_maximum(schemas["SuggestRequest"]["properties"][name], maximum)
+    if levels:
+        for branch in schemas["SuggestRequest"]["properties"]["level"].get("anyOf", []):
+            if branch.get("type") == "string":
+                branch["enum"] = list(levels)
 
     def ref(model: type[BaseModel], mode: Any) -> dict[str, Any]:
         return dict(keymap[(model, mode)])  # type: ignore[index]
@@ -248,7 +254,7 @@ bp = Blueprint("openapi", __name__)
 def openapi_json() -> Response:
     spec = current_app.extensions.get("kashgar_openapi")
     if spec is None:
-        spec = build_spec(limits=server_limits(current_app.config["KASHGAR"]))
+        spec = _served_spec()
         current_app.extensions["kashgar_openapi"] = spec
     return jsonify(spec)
 
@@ -263,9 +269,15 @@ def openapi_json() -> Response:
     content_type="text/html",
 )
 def docs_page() -> Response:
-    spec = current_app.extensions.get("kashgar_openapi") or build_spec(
-        limits=server_limits(current_app.config["KASHGAR"]))
+    spec = current_app.extensions.get("kashgar_openapi") or _served_spec()
     return Response(render_docs(spec), mimetype="text/html")
+
+
+def _served_spec() -> dict[str, Any]:
+    """The document as this server answers: its budget limits and its levels."""
+    from .engine import level_names
+
+    return build_spec(limits=server_limits(current_app.config["KASHGAR"]), levels=list(level_names()))
 
 
 def render_docs(spec: dict[str, Any]) -> str:

@@ -615,3 +615,11 @@ def test_a_key_twice_in_one_object_is_400_naming_the_second(client: FlaskClient,
     such a body is refused, the pointer naming the repeated key."""
     err = assert_error(client.post("/games", data=body, content_type="application/json"), 400, pointer)
     assert err["error"] == "duplicate_key"
+
+
+def test_the_openapi_document_names_the_levels_this_server_answers(client: FlaskClient) -> None:
+    """A level that matches the name pattern but is no level was valid by the document and a 422
+    from the server: the document's `level` is the enum of /levels' names."""
+    names = [lv["name"] for lv in client.get("/levels").json["levels"]]
+    level = client.get("/openapi.json").json["components"]["schemas"]["SuggestRequest"]["properties"]["level"]
+    assert [b["enum"] for b in level["anyOf"] if b.get("type") == "string"] == [names]
