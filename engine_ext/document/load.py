@@ -104,7 +104,7 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     _load_person_deck(b, decks.get("standard"), "standard", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 0 else 0)
     _load_person_deck(b, decks.get("special"), "special", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 1 else 0)
     _load_contract_deck(b, decks.get("contract"), observer, hidden_limbo if d[L.S_LIMBO_SRC] == 2 else 0)
-    _check_deal(b, n, bool(doc.get("spare_patriarch")))
+    _check_deal(b, seats, bool(doc.get("spare_patriarch")))
     # Patriarchs and Start cards not in play
     pats = b.pool.get(data.patriarch.index, [])
     if doc.get("spare_patriarch"):
@@ -136,12 +136,15 @@ def _check_game_over(doc: dict[str, Any], b: Builder) -> None:
                                        f"{d[L.S_TURN]}, player {d[L.S_TURNPL]}")
 
 
-def _check_deal(b: Builder, n: int, spare: bool) -> None:
+def _check_deal(b: Builder, seats: list[Any], spare: bool) -> None:
     """The Start cards and Patriarchs add up for `n` players (`checks`: 3 per player, one more
     Patriarch with the Aristokratin). A seat's Start cards stay with its caravans or are removed,
-    so a seat holds at most its 3; a document that deals fewer Start cards than the game has is a
-    hand-made position, and then the Patriarchs are not counted."""
-    data = b.data
+    so a seat holds at most its 3. No deck holds one, so every document shows them all, a view too.
+    Fewer Start cards than the game deals is a card lost (422 on the place it left: a seat's empty
+    caravan, else the seat holding fewest) where every seat's caravans hold a Start card, as a
+    game's do until its seats part with them; otherwise it is a hand-made position (a test's, a
+    puzzle's, or the engine's document of one), whose Patriarchs are not counted."""
+    data, n = b.data, len(seats)
     starts = [ptr for deck, ptr in b.dealt if deck == "start"]
     pats = [ptr for deck, ptr in b.dealt if deck == "patriarch"]
     for p in range(n):
@@ -153,6 +156,8 @@ def _check_deal(b: Builder, n: int, spare: bool) -> None:
         raise StateError(starts[start_cards_dealt(n)], f"a {n}-player game deals {start_cards_dealt(n)} Start cards, "
                                                        "this is one more")
     if len(starts) < start_cards_dealt(n):
+        if all(any(ptr.startswith(f"/seats/{p}/") for ptr in starts) for p in range(n)):
+            raise _lost_start_card(seats, starts)
         return
     aristokratin = data.by_slug["aristokratin"].index
     dealt = not b.pool.get(aristokratin, [None])
@@ -172,6 +177,26 @@ def _check_deal(b: Builder, n: int, spare: bool) -> None:
     if have < want:
         raise StateError("/spare_patriarch" if dealt and not spare and have == want - 1 else "/removed",
                          f"a {n}-player game has {want} Patriarchs ({where}), {have} are in play, removed or spare")
+
+
+def _lists_cards(spec: Any) -> bool:
+    """Whether a deck entry names every card of its deck (a list, or {"cards": [...]}), not a count."""
+    return isinstance(spec, list) or (isinstance(spec, dict) and spec.get("cards") is not None)
+
+
+def _lost_start_card(seats: list[Any], starts: list[str]) -> StateError:
+    """A Start card is missing: the pointer is the first empty caravan (a caravan holds its
+    Patriarch and the Start card under it until they are parted with, and then both are removed),
+    else the caravans of the seat holding the fewest Start cards."""
+    n = len(seats)
+    where = next((f"/seats/{p}/caravans/{c}" for p, seat in enumerate(seats)
+                  for c, caravan in enumerate(seat["caravans"]) if not caravan), None)
+    if where is None:
+        held = [sum(1 for ptr in starts if ptr.startswith(f"/seats/{p}/")) for p in range(n)]
+        where = f"/seats/{held.index(min(held))}/caravans"
+    return StateError(where, f"a Start card is missing: a {n}-player game deals {start_cards_dealt(n)} (one under "
+                             f"each of a seat's 3 Patriarchs; a Start card parted with is removed), {len(starts)} are "
+                             "in the caravans or removed")
 
 
 def _read_deck(spec: Any, pointer: str, place: Callable[[Any, str], int], d: list[int], known_off: int,
@@ -235,7 +260,10 @@ def _load_person_deck(b: Builder, spec: Any, name: str, observer: int | None, hi
     if count is None:
         count = len(known) + len(rest)
     if count != len(known) + len(rest) or (known and max(known) >= count):
-        raise StateError(pointer, f"card counts do not add up: the {name} deck must hold "
+        names = ", ".join(sorted(b.data.kinds[b.data.card_kind[card]].slug for card in rest))
+        lost = (f"{names} {'is' if len(rest) == 1 else 'are'} nowhere (not with a seat, discarded, removed, drawn "
+                "or in the deck), so ") if _lists_cards(spec) and rest else ""
+        raise StateError(pointer, f"card counts do not add up: {lost}the {name} deck must hold "
                                   f"{len(known) + len(rest)} cards, not {count}")
     if count > cap:
         raise StateError(pointer, f"the {name} deck holds at most {cap} cards")
@@ -279,7 +307,7 @@ def _contract_count_error(b: Builder, spec: Any, known: dict[int, int], rest: li
     once from the deck), else the deck; a full state's deck names the contracts that are nowhere."""
     want = len(known) + len(rest)
     shown = b.d[L.S_DISP_N]
-    listed = isinstance(spec, list) or (isinstance(spec, dict) and spec.get("cards") is not None)
+    listed = _lists_cards(spec)
     lost = (f"contracts {sorted(c + 1 for c in rest)} are nowhere (not on the display, with a seat, drawn "
             f"or in the deck), so ") if listed and rest else ""
     if shown < 4 and want > count:

@@ -187,6 +187,9 @@ for call in (lambda: st.playout(3), lambda: st.playout_limit(3, 10)):
     (lambda d: d.update(spare_patriarch=True), "/spare_patriarch"),
     (lambda d: d["seats"][0]["caravans"].append(["schreiber"]), "/seats/0/caravans/3/0"),
     (lambda d: d["removed"].append("patriarch"), "/removed/0"),
+    # a caravan emptied: its Patriarch and Start card are nowhere (not removed)
+    (lambda d: d["seats"][0]["caravans"].__setitem__(0, []), "/seats/0/caravans/0"),
+    (lambda d: d["seats"][1]["caravans"][2].pop(1), "/seats/1/caravans"),
 ])
 def test_start_cards_and_patriarchs_add_up(engine: Engine, mutate: Any, pointer: str) -> None:
     """Seed 0 deals no Aristokratin to 2 players: 6 Start cards, 6 Patriarchs, no spare."""
@@ -194,6 +197,19 @@ def test_start_cards_and_patriarchs_add_up(engine: Engine, mutate: Any, pointer:
     assert doc["spare_patriarch"] is False
     mutate(doc)
     assert rejected(engine, doc).pointer == pointer
+
+
+def test_a_lost_start_card_is_found_in_a_view_too_and_a_lost_deck_card_is_named(engine: Engine) -> None:
+    """A view hides the decks' order, not the caravans or the removed cards, where every Start card is."""
+    g = engine.new_game(2, seed=0)
+    view = g.view(1)
+    view["seats"][0]["caravans"][0] = []
+    err = rejected(engine, view)
+    assert err.pointer == "/seats/0/caravans/0" and "Start card is missing" in err.message
+    doc = g.to_json()
+    lost = doc["decks"]["standard"].pop(3)
+    err = rejected(engine, doc)
+    assert err.pointer == "/decks/standard" and f"{lost} is nowhere" in err.message
 
 
 def test_the_aristokratins_spare_patriarch(engine: Engine) -> None:

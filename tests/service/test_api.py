@@ -401,6 +401,19 @@ def test_bad_states(client: FlaskClient, game: dict[str, Any]) -> None:
     assert_error(client.post("/legal", json={"state": "x"}), 422, "/state")
 
 
+@pytest.mark.parametrize("seen_by", ["full", "view"])
+def test_a_state_with_a_caravan_emptied_is_refused_everywhere(client: FlaskClient, game: dict[str, Any],
+                                                              view: dict[str, Any], seen_by: str) -> None:
+    """Seat 0's first caravan emptied: its Patriarch and Start card are nowhere (it was 200)."""
+    state = json.loads(json.dumps(game["state"] if seen_by == "full" else view))
+    state["seats"][0]["caravans"][0] = []
+    decision = game["legal"][0]["text"]
+    for path, body in (("/suggest", {"state": state, "iterations": 20, "mode": "sync"}), ("/legal", {"state": state}),
+                       ("/apply", {"state": state, "decision": decision})):
+        err = assert_error(client.post(path, json=body), 422, "/state/seats/0/caravans/0")
+        assert "Start card is missing" in err["message"], (path, err)
+
+
 # ------------------------------------------------------------------------- transport errors
 
 
