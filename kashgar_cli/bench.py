@@ -1,5 +1,6 @@
 """`kashgar bench engine|search|service [--json]`: speed measured in one run.
 
+`bench state` times reading a state document (`kashgar_cli.bench_state`).
 `bench engine` plays the same seeded random games on the compiled and the interpreted core
 in one process and reports games/s, decisions/s, their ratio, and the size of a state clone.
 """
@@ -104,7 +105,8 @@ def _run(args: argparse.Namespace) -> int:
         else:
             _print_engine(result)
         return 0
-    module = {"search": "kashgar_cli.bench_search", "service": "kashgar_cli.bench_service"}[args.what]
+    module = {"search": "kashgar_cli.bench_search", "service": "kashgar_cli.bench_service",
+              "state": "kashgar_cli.bench_state"}[args.what]
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError:
@@ -114,10 +116,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("bench", help="benchmarks: engine, search, service")
-    p.add_argument("what", choices=["engine", "search", "service"])
+    p = sub.add_parser("bench", help="benchmarks: engine, search, service, state")
+    p.add_argument("what", choices=["engine", "search", "service", "state"])
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--seconds", type=float_above(0), default=3.0, help="time per measurement (engine)")
+    p.add_argument("--seconds", type=float_above(0), default=3.0, help="time per measurement (engine, state)")
     p.add_argument("--players", type=player_counts, default="2,3,4", help="player counts (engine)")
     for name in ("kashgar_cli.bench_search", "kashgar_cli.bench_service"):
         try:

@@ -14,7 +14,7 @@ from unittest import mock
 import pytest
 from gunicorn.workers.sync import SyncWorker
 
-from kashgar_cli import bench_service, main, play
+from kashgar_cli import bench_service, bench_state, main, play
 from lab.serving import Gunicorn, free_port, http_json
 
 
@@ -93,6 +93,14 @@ def test_play_deals_at_random_without_a_seed_and_says_it_at_the_end() -> None:
         out = io.StringIO()
         assert play.play(play_args(seed=None, auto=True, max_decisions=2), Recording(), input, out) == 0
     assert len(set(seeds)) == 2 and min(seeds) >= 0
+
+
+def test_bench_state_reports_each_part_of_reading_a_state() -> None:
+    report = bench_state.bench_state(0.05)
+    assert report["documents"] == 24 and report["mean_bytes"] > 500
+    assert set(report["ms_per_document"]) == {"schema check (compiled, as loaded)", "schema check (jsonschema, before)",
+                                              "whole load (from_json)"}
+    assert all(ms > 0 for ms in report["ms_per_document"].values())
 
 
 @pytest.mark.slow
