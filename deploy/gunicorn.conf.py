@@ -1,8 +1,9 @@
 """gunicorn config for Kashgar AI: `gunicorn -c deploy/gunicorn.conf.py`.
 
-The values live in `service/gunicorn_conf.py` (also used by `kashgar serve`): one sync worker
-per core, a worker timeout above the synchronous search cap, the app preloaded, a shared
-embedded job database and multi-process Prometheus metrics. Override here or on the command line.
+The values live in `service/gunicorn_conf.py` (also used by `kashgar serve`): one worker process
+per core (threads read requests, with a deadline on each; one search at a time in the app), a
+worker timeout above the synchronous search cap, the app preloaded, a shared embedded job
+database and multi-process Prometheus metrics. Override here or on the command line.
 """
 
 from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
@@ -16,6 +17,7 @@ from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
     keepalive,
     loglevel,
     on_exit,
+    on_starting,
     post_fork,
     post_worker_init,
     pre_exec,

@@ -1,9 +1,10 @@
 """gunicorn settings for CPU-bound searches (`kashgar serve`, `deploy/gunicorn.conf.py`).
 
-One sync worker process per core: a search holds the GIL for its whole budget, so threads would
-only queue behind it; more processes than cores would only share the cores. The sync worker is
-gunicorn's own with a deadline on client sockets (`service/gunicorn_worker.py`), so a few clients
-that stall mid-request cannot freeze the server. With KASHGAR_HEALTH_BIND, the master answers
+One worker process per core, each running one search at a time (a search holds the GIL for most
+of its budget; more processes than cores would only share the cores). The worker is gunicorn's
+threaded one (`service/gunicorn_worker.py`): its threads read requests, each with a deadline on
+the whole request, and hand each one that has arrived whole to the app in turn, so slow clients
+hold threads, not the process. With KASHGAR_HEALTH_BIND, the master answers
 health probes on a port of its own (`service/health_listener.py`). Every value can be
 overridden on the gunicorn command line or with the environment variables named here.
 """
@@ -94,8 +95,10 @@ prepare_environment()
 
 wsgi_app = "service:create_app()"
 bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
-worker_class = "service.gunicorn_worker.ClientTimeoutSyncWorker"
-threads = 1
+worker_class = "service.gunicorn_worker.DeadlineThreadWorker"
+# Threads that read requests (one search at a time runs in the app): as many slow clients a
+# process as this leave the others unaffected (a buffering proxy in front takes any number).
+threads = 32
 # A sync search is capped by KASHGAR_SYNC_TIMEOUT_MS; the worker timeout leaves room above it.
 timeout = int(int(os.environ.get("KASHGAR_SYNC_TIMEOUT_MS", "20000")) / 1000) + 30
 graceful_timeout = 30
@@ -110,6 +113,14 @@ preload_app = True
 accesslog = None
 errorlog = "-"
 loglevel = os.environ.get("KASHGAR_LOG_LEVEL", "info").lower()
+
+
+def on_starting(server: Any) -> None:
+    """A worker timeout's log lines name the request the process was serving
+    (`service.gunicorn_worker.timeout_log_filter`), not "Perhaps out of memory?"."""
+    from service.gunicorn_worker import timeout_log_filter
+
+    timeout_log_filter(server)
 
 
 def when_ready(server: Any) -> None:

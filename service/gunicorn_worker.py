@@ -1,30 +1,43 @@
-"""The gunicorn worker of `kashgar serve`: gunicorn's sync worker with a deadline on every read
-and write of a client's socket (`KASHGAR_CLIENT_TIMEOUT_S`, default 10 s).
+"""The gunicorn worker of `kashgar serve`: gunicorn's threaded worker (gthread) with a deadline on
+the whole request, and one request in the app at a time per process.
 
-A sync worker serves one connection at a time. Without a deadline, a client that sends part of a
-request and then stalls holds its worker until gunicorn's worker timeout kills it (50 s by
-default), and as many such clients as there are workers freeze the server. With it, a stalled
-body is answered 408 (`service.api.common.read_body`) and a stalled request head is dropped.
+Threads read the clients' sockets; a request enters the app only once its head and body have
+arrived, and then under a process-wide lock, so a search still has its process to itself (a search
+holds the GIL for most of its budget: two in one process would each get half a core). A client
+that trickles its request holds one thread, not the process: its request must have arrived
+`KASHGAR_CLIENT_TIMEOUT_S` (default 10 s) after its first byte, or it is answered 408 and the
+connection closed. Each write to a client has that long too. Up to `threads` (32) slow clients a
+process leave the others unaffected; past that a buffering proxy in front is what protects the
+server (`deploy/nginx.conf`, docs/service.md).
 
 It also answers the errors gunicorn raises itself, before the app sees the request (a request
 line over 4094 bytes: 414; too many or too large headers: 431; a bad Content-Length: 400), with
-the service's JSON error body instead of gunicorn's HTML page.
-A public deployment should still sit behind a buffering proxy, as gunicorn's documentation says of
-sync workers; this keeps a server reachable directly from being frozen by a few slow clients.
+the service's JSON error body instead of gunicorn's HTML page; and when gunicorn's worker timeout
+ends a process, the log names the request it was serving (`timeout_log_filter`).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import gunicorn.util
-from gunicorn.workers.sync import SyncWorker
+from gunicorn.workers.gthread import ThreadWorker
 
 from .config import Settings
 from .errors import APIError, http_code
 from .logs import new_request_id
+
+log = logging.getLogger("kashgar.service")
+
+#: Bytes of the record of the request a process is serving, kept in its gunicorn heartbeat file.
+RECORD_BYTES = 512
 
 
 def client_timeout_s() -> float:
@@ -35,19 +48,145 @@ def client_timeout_s() -> float:
     return value
 
 
+class RequestDeadline(TimeoutError):
+    """A request had not arrived whole by its deadline (a TimeoutError, as gunicorn's body drain and
+    `service.api.common.read_body` take a slow client's)."""
+
+
+class DeadlineSocket:
+    """A client socket whose reads stop at the current request's deadline: the first read of a
+    request starts it, `arrived` ends it. A read also keeps any shorter timeout its caller set
+    (gunicorn's drains and graceful close). Everything else is the socket's."""
+
+    def __init__(self, sock: Any, timeout: float) -> None:
+        self._sock = sock
+        self._timeout: float | None = sock.gettimeout()
+        self.client_timeout = timeout
+        self.deadline: float | None = None
+        self.started = 0.0
+        self.expired = False
+        self.answered = False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+    def settimeout(self, value: float | None) -> None:
+        self._timeout = value
+        self._sock.settimeout(value)
+
+    def setblocking(self, flag: bool) -> None:
+        self._timeout = None if flag else 0.0
+        self._sock.setblocking(flag)
+
+    def gettimeout(self) -> float | None:
+        return self._timeout
+
+    def arrived(self) -> None:
+        """The request has been read: its deadline no longer applies (the next read starts the next
+        one's). One that missed it keeps it: the rest of its body is not waited for."""
+        if not self.expired:
+            self.deadline = None
+
+    def recv(self, size: int) -> bytes:
+        now = time.monotonic()
+        if self.deadline is None:
+            self.started, self.deadline = now, now + self.client_timeout
+        remaining = self.deadline - now
+        if remaining <= 0:
+            self.expired = True
+            raise RequestDeadline(f"the request did not arrive within {self.client_timeout:g} s")
+        self._sock.settimeout(remaining if self._timeout is None else min(self._timeout, remaining))
+        try:
+            data: bytes = self._sock.recv(size)
+        except TimeoutError:
+            if time.monotonic() >= self.deadline:
+                self.expired = True
+                raise RequestDeadline(f"the request did not arrive within {self.client_timeout:g} s") from None
+            raise
+        finally:
+            self._sock.settimeout(self._timeout)
+        return data
+
+    def _write(self, method: Callable[..., Any], *args: Any) -> Any:
+        self._sock.settimeout(self.client_timeout if self._timeout is None else self._timeout)
+        try:
+            result = method(*args)
+        finally:
+            self._sock.settimeout(self._timeout)
+        self.answered = True
+        return result
+
+    def sendall(self, data: bytes) -> None:
+        self._write(self._sock.sendall, data)
+
+    def send(self, data: bytes) -> int:
+        return int(self._write(self._sock.send, data))
+
+
+class _Stalled(io.RawIOBase):
+    """The body of a request whose deadline passed while it was read: reading it is a TimeoutError
+    (`service.api.common.read_body` answers 408)."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        raise RequestDeadline("the request body did not arrive in time")
+
+
+class WholeRequests:
+    """WSGI middleware: the body is read (to the app's MAX_CONTENT_LENGTH and one byte more, so
+    that the app sees a body over it) before the request takes the process's lock and enters the
+    app. While it is in the app, the worker's heartbeat file names it (`timeout_log_filter`)."""
+
+    def __init__(self, app: Any, record: Callable[[str], None]) -> None:
+        self.app = app
+        self.lock = threading.Lock()
+        self.record = record
+        config = getattr(app, "config", {})
+        self.limit: int | None = config.get("MAX_CONTENT_LENGTH")
+
+    def _read_body(self, environ: dict[str, Any]) -> None:
+        stream = environ["wsgi.input"]
+        length = environ.get("CONTENT_LENGTH") or ""
+        if length.isdigit():
+            if self.limit is not None and int(length) > self.limit:
+                return  # the app answers 413 without reading it
+            environ["wsgi.input"] = io.BytesIO(stream.read(int(length)) if int(length) else b"")
+        elif environ.get("wsgi.input_terminated"):  # chunked: the server ends the stream
+            environ["wsgi.input"] = io.BytesIO(stream.read() if self.limit is None else stream.read(self.limit + 1))
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        sock = environ.get("gunicorn.socket")
+        try:
+            self._read_body(environ)
+        except RequestDeadline:
+            environ["wsgi.input"] = io.BufferedReader(_Stalled())
+        finally:
+            if isinstance(sock, DeadlineSocket):
+                sock.arrived()
+        client = environ.get("REMOTE_ADDR", "")
+        what = f"{environ.get('REQUEST_METHOD', '')} {environ.get('PATH_INFO', '')} from {client}"
+        with self.lock:
+            self.record(f"{time.time():.3f} {what}")
+            try:
+                return self.app(environ, start_response)  # type: ignore[no-any-return]
+            finally:
+                self.record("")
+
+
 class _SlowClientFilter(logging.Filter):
-    """gunicorn logs a socket timeout while it reads a request head as an error with a traceback;
-    a slow client is not a server error, so it becomes one plain warning line."""
+    """gunicorn logs a socket error while it reads a request head as an error with a traceback; a
+    client that missed its deadline is answered and logged by the worker (`handle`), and any other
+    timeout becomes one plain warning line: a slow client is not a server error."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, RequestDeadline):
+            return False
         if isinstance(exc, TimeoutError):
             record.msg, record.args, record.exc_info, record.exc_text = (
-                "a client sent no complete request within the client timeout; connection closed",
-                (),
-                None,
-                None,
-            )
+                "a client sent no complete request within the client timeout; connection closed", (), None, None)
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
@@ -71,7 +210,7 @@ def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
     gunicorn.util.write_nonblock(sock, head + data)
 
 
-class ClientTimeoutSyncWorker(SyncWorker):
+class DeadlineThreadWorker(ThreadWorker):
     """`worker_class` in `service/gunicorn_conf.py`."""
 
     def init_process(self) -> None:
@@ -80,8 +219,98 @@ class ClientTimeoutSyncWorker(SyncWorker):
         # gunicorn's workers call `util.write_error` for the errors they answer themselves; in this
         # worker process it writes JSON.
         gunicorn.util.write_error = write_json_error  # type: ignore[assignment]
+        self.serving = ""
         super().init_process()
 
-    def handle(self, listener: Any, client: Any, addr: Any) -> None:
-        client.settimeout(self.client_timeout)
-        super().handle(listener, client, addr)
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi: Any = WholeRequests(self.wsgi, self.record)
+
+    def record(self, what: str) -> None:
+        """Name the request in the app ("" when none) where the master reads it: the first
+        RECORD_BYTES bytes of this process's heartbeat file (`timeout_log_filter`)."""
+        self.serving = what
+        data = what.encode("utf-8", "replace")[: RECORD_BYTES - 1].ljust(RECORD_BYTES)
+        fd = self.tmp.fileno()
+        # the file's mtime is the heartbeat gunicorn's master reads: a write must leave it as it was
+        before = os.fstat(fd)
+        os.pwrite(fd, data, 0)
+        os.utime(fd, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+    def enqueue_req(self, conn: Any) -> None:
+        if not isinstance(conn.sock, DeadlineSocket):
+            conn.sock = DeadlineSocket(conn.sock, self.client_timeout)
+        super().enqueue_req(conn)
+
+    def handle(self, conn: Any) -> Any:
+        sock: DeadlineSocket = conn.sock
+        sock.deadline, sock.expired, sock.answered = None, False, False
+        result = super().handle(conn)
+        if sock.expired and not sock.answered:
+            # the head did not arrive whole in time (a stalled body is the app's 408)
+            log.warning("a client sent no complete request within the client timeout (%s s after its first byte, "
+                        "KASHGAR_CLIENT_TIMEOUT_S): 408, connection closed", self.client_timeout,
+                        extra={"client": _client(conn.client), "status": 408})
+            try:
+                write_json_error(sock, 408, "Request Timeout",
+                                 f"the request did not arrive whole within {self.client_timeout:g} s")
+            except OSError:
+                pass
+            return False
+        return result
+
+    def handle_abort(self, sig: int, frame: Any) -> None:
+        """gunicorn's worker timeout (SIGABRT): say which request was slow before the process goes."""
+        if self.serving:
+            self.log.error("worker timeout: %s", describe(self.serving))
+        super().handle_abort(sig, frame)
+
+
+def _client(addr: Any) -> str:
+    return f"{addr[0]}:{addr[1]}" if isinstance(addr, tuple) and len(addr) >= 2 else str(addr)
+
+
+def describe(record: str) -> str:
+    """`POST /suggest from 127.0.0.1, in the app for 52.1 s` from a record `WholeRequests` wrote."""
+    stamp, _, what = record.strip().partition(" ")
+    try:
+        return f"{what}, in the app for {time.time() - float(stamp):.1f} s"
+    except ValueError:
+        return record.strip()
+
+
+class _TimeoutLogFilter(logging.Filter):
+    """On the master's log: gunicorn's "WORKER TIMEOUT (pid:N)" names the request the process was
+    serving (from its heartbeat file), and the SIGKILL that follows when the process does not stop
+    says so instead of "Perhaps out of memory?"."""
+
+    def __init__(self, arbiter: Any) -> None:
+        super().__init__()
+        self.arbiter = arbiter
+        self.timed_out: dict[int, str] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = str(record.msg)
+        args: tuple[Any, ...] = record.args if isinstance(record.args, tuple) else ()
+        if msg.startswith("WORKER TIMEOUT (pid:%s)") and args:
+            pid = int(args[0])
+            worker = self.arbiter.WORKERS.get(pid)
+            what = ""
+            if worker is not None:
+                try:
+                    what = os.pread(worker.tmp.fileno(), RECORD_BYTES, 0).decode("utf-8", "replace").strip()
+                except OSError:
+                    what = ""
+            serving = f"serving {describe(what)}" if what else "between requests"
+            self.timed_out[pid] = serving
+            record.msg = "WORKER TIMEOUT (pid:%s): no heartbeat for %s s, %s"
+            record.args = (pid, self.arbiter.timeout, serving)
+        elif "Perhaps out of memory?" in msg and args and int(args[0]) in self.timed_out:
+            record.msg = "Worker (pid:%s) was sent %s after the worker timeout (it did not stop on SIGABRT), %s"
+            record.args = (*args, self.timed_out.pop(int(args[0])))
+        return True
+
+
+def timeout_log_filter(arbiter: Any) -> None:
+    """Install `_TimeoutLogFilter` on the master's error log (`on_starting` in gunicorn_conf)."""
+    arbiter.log.error_log.addFilter(_TimeoutLogFilter(arbiter))

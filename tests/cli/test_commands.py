@@ -12,7 +12,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from gunicorn.workers.sync import SyncWorker
+from gunicorn.workers.gthread import ThreadWorker
 
 from kashgar_cli import bench_service, bench_state, main, play
 from lab.serving import Gunicorn, free_port, http_json
@@ -23,16 +23,16 @@ def test_serve_runs_gunicorn_with_cpu_bound_defaults(capsys: pytest.CaptureFixtu
     cmd = capsys.readouterr().out
     assert "gunicorn -c python:service.gunicorn_conf" in cmd  # gunicorn's script: a USR2 upgrade re-runs it
     assert "--bind 127.0.0.1:8123" in cmd and "--workers 3" in cmd
-    from service.gunicorn_worker import ClientTimeoutSyncWorker
+    from service.gunicorn_worker import DeadlineThreadWorker
 
     # loading the config sets up a server's environment (a job database, multi-process metrics):
     # not for the rest of this test process
     with mock.patch.dict(os.environ):
         from service import gunicorn_conf
 
-    # gunicorn's sync worker (one request at a time per process), with a deadline on client sockets
-    assert gunicorn_conf.worker_class == "service.gunicorn_worker.ClientTimeoutSyncWorker"
-    assert issubclass(ClientTimeoutSyncWorker, SyncWorker) and gunicorn_conf.threads == 1
+    # gunicorn's threaded worker: threads read requests (a deadline on each), one search at a time in the app
+    assert gunicorn_conf.worker_class == "service.gunicorn_worker.DeadlineThreadWorker"
+    assert issubclass(DeadlineThreadWorker, ThreadWorker) and gunicorn_conf.threads > 1
     assert gunicorn_conf.workers == gunicorn_conf.cpu_count()
     assert gunicorn_conf.timeout > 20 and gunicorn_conf.wsgi_app == "service:create_app()"
 

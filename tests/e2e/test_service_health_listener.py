@@ -27,13 +27,13 @@ from tests.engine_helpers import require_compiled
 
 pytestmark = pytest.mark.e2e
 
-BUSY_S = 3.0  # how long a stalled client holds the only web worker (its client timeout)
+BUSY_S = 3.0  # how long a synchronous search holds the only web worker
 
 
 @pytest.fixture(scope="module")
 def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     port = free_port()
-    env = {"KASHGAR_HEALTH_BIND": f"127.0.0.1:{port}", "KASHGAR_CLIENT_TIMEOUT_S": str(BUSY_S)}
+    env = {"KASHGAR_HEALTH_BIND": f"127.0.0.1:{port}", "KASHGAR_SYNC_MAX_MS": str(int(BUSY_S * 1000))}
     with Gunicorn(env=env, workers=1, log_dir=str(tmp_path_factory.mktemp("health"))) as g:
         g.health_url = f"http://127.0.0.1:{port}"  # type: ignore[attr-defined]
         # ready once the checks (every second) have seen the worker
@@ -59,31 +59,31 @@ def test_the_master_answers_liveness_and_readiness(web: Gunicorn) -> None:
 
 
 def test_probes_are_answered_while_the_only_worker_is_busy(web: Gunicorn) -> None:
-    """A client that sends half a body holds the only web worker for its client timeout: the API
+    """A synchronous search holds the only web worker (one request in the app at a time): the API
     port answers nothing meanwhile, the health port answers at once."""
-    stalled = socket.create_connection(("127.0.0.1", web.port), timeout=30)
-    try:
-        stalled.sendall(b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        b"Content-Length: 100\r\n\r\n{\"pla")
-        sent = time.monotonic()
-        time.sleep(0.3)  # the worker has taken it
-        api: dict[str, object] = {}
+    status, game = http_json("POST", web.url + "/games", {"players": 2, "seed": 3, "observer": 0})
+    assert status == 200, game
+    search = threading.Thread(target=http_json, args=("POST", web.url + "/suggest", {
+        "state": game["state"], "time_ms": int(BUSY_S * 1000), "mode": "sync"}), kwargs={"timeout": 60})
+    search.start()
+    sent = time.monotonic()
+    time.sleep(0.3)  # the worker has taken it
+    api: dict[str, object] = {}
 
-        def ask_api() -> None:
-            api["answer"] = http_json("GET", web.url + "/readyz", timeout=30)
-            api["at"] = time.monotonic()
+    def ask_api() -> None:
+        api["answer"] = http_json("GET", web.url + "/readyz", timeout=30)
+        api["at"] = time.monotonic()
 
-        asker = threading.Thread(target=ask_api)
-        asker.start()
-        status, body = health(web, "/readyz", timeout=BUSY_S / 2)
-        answered = time.monotonic()
-        assert status == 200 and body["ready"] is True, body  # type: ignore[index]
-        asker.join(60)
-        assert api["answer"][0] == 200  # type: ignore[index]
-        assert api["at"] > answered  # type: ignore[operator]  # the API port waited for the worker,
-        assert api["at"] - sent >= BUSY_S - 0.5  # type: ignore[operator]  # held by the stalled client
-    finally:
-        stalled.close()
+    asker = threading.Thread(target=ask_api)
+    asker.start()
+    status, body = health(web, "/readyz", timeout=BUSY_S / 2)
+    answered = time.monotonic()
+    assert status == 200 and body["ready"] is True, body  # type: ignore[index]
+    asker.join(60)
+    search.join(60)
+    assert api["answer"][0] == 200  # type: ignore[index]
+    assert api["at"] > answered  # type: ignore[operator]  # the API port waited for the worker,
+    assert api["at"] - sent >= BUSY_S - 0.5  # type: ignore[operator]  # held by the search
 
 
 def _listening_inode(port: int) -> str:
