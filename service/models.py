@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
 #: Placeholder the OpenAPI builder replaces with `{"$ref": "#/components/schemas/State"}`.
 STATE_REF = {"type": "object", "x-kashgar-ref": "State"}
@@ -17,6 +17,11 @@ DECISION_JSON = {
 }
 
 State = Annotated[dict[str, Any], WithJsonSchema(STATE_REF)]
+def _takes_int(annotation: Any) -> bool:
+    """Whether a field's type is int or an optional int (not bool)."""
+    return annotation is int or int in get_args(annotation)
+
+
 DecisionJSON = Annotated[dict[str, Any], WithJsonSchema(DECISION_JSON)]
 Seed = Annotated[
     int,
@@ -25,9 +30,20 @@ Seed = Annotated[
 
 
 class Request(BaseModel):
-    """Requests reject unknown fields and values of the wrong JSON type (no coercion)."""
+    """Requests reject unknown fields and values of the wrong JSON type (no coercion), except that
+    an integer field takes a whole number written with a fraction (`2.0`): JSON Schema, and so the
+    OpenAPI document, counts it as the integer 2 (up to 2**53, where a float stops being exact)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _whole_numbers(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        whole = {k: int(v) for k, v in data.items() if type(v) is float and v.is_integer() and abs(v) <= 2**53
+                 and k in cls.model_fields and _takes_int(cls.model_fields[k].annotation)}
+        return {**data, **whole} if whole else data
 
 
 class Response(BaseModel):

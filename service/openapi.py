@@ -15,14 +15,14 @@ from flask import Blueprint, Response, current_app, jsonify
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from . import models
+from . import models, openapi_rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 ERROR_DESCRIPTIONS = {
     400: "Malformed request (not JSON, not UTF-8, empty body, a key twice in one object).",
     404: "No such resource.",
-    408: "The client stopped sending the request body (KASHGAR_CLIENT_TIMEOUT_S).",
+    408: "The request had not arrived whole KASHGAR_CLIENT_TIMEOUT_S after its first byte.",
     409: "Conflict with the resource's state.",
     413: "Request body too large.",
     415: "The body is not sent as Content-Type: application/json.",
@@ -124,6 +124,8 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
     keymap, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}", by_alias=True)
     schemas: dict[str, Any] = _replace_refs(dict(defs.get("$defs", {})))
     schemas["State"] = _state_schema()
+    openapi_rules.bound_observers(schemas)
+    openapi_rules.bound_variant(schemas)
     for name, maximum in (limits or {}).items():
         _set_maximum(schemas["SuggestRequest"]["properties"][name], maximum)
     if levels:
@@ -275,9 +277,13 @@ def docs_page() -> Response:
 
 def _served_spec() -> dict[str, Any]:
     """The document as this server answers: its budget limits and its levels."""
-    from .engine import level_names
+    from .engine import default_level, level_budget, level_names
 
-    return build_spec(limits=server_limits(current_app.config["KASHGAR"]), levels=list(level_names()))
+    cfg = current_app.config["KASHGAR"]
+    spec = build_spec(limits=server_limits(cfg), levels=list(level_names()))
+    budgets = {name: level_budget(name) for name in level_names()}
+    openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level))
+    return spec
 
 
 def render_docs(spec: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import jsonschema
 import pytest
 from flask import Flask
 from werkzeug.test import TestResponse
@@ -174,6 +175,38 @@ def test_openapi_document(client: FlaskClient) -> None:
     assert maxima == {"iterations": [TEST_CONFIG["max_iterations"]], "time_ms": [600_000], "parallel": [16]}
     page = client.get("/docs")
     assert page.status_code == 200 and b"/suggest" in page.data
+
+
+def test_the_openapi_document_says_what_the_server_checks_across_fields(
+        client: FlaskClient, game: dict[str, Any], view: dict[str, Any]) -> None:
+    """Requests the document called valid were refused: an observer beyond the players, a view
+    turned into another seat's, a level whose budget this server does not serve."""
+    spec = client.get("/openapi.json").json
+
+    def valid(model: str, body: dict[str, Any]) -> bool:
+        schema = {"$ref": f"#/components/schemas/{model}", "components": spec["components"]}
+        return jsonschema.Draft202012Validator(schema).is_valid(body)
+
+    for model, path, body in [
+        ("NewGameRequest", "/games", {"players": 2, "observer": 2}),
+        ("NewGameRequest", "/games", {"observer": 3}),
+        ("NewGameRequest", "/games", {"variant": ["hirte", "hirte", "hirte"]}),
+        ("LegalRequest", "/legal", {"state": game["state"], "observer": 2}),
+        ("LegalRequest", "/legal", {"state": view, "observer": 1}),
+        ("SuggestRequest", "/suggest", {"state": view, "level": "master", "mode": "sync"}),  # over the sync limit
+    ]:
+        assert not valid(model, body), body
+        assert client.post(path, json=body).status_code == 422, body
+    for model, path, body in [
+        ("NewGameRequest", "/games", {"players": 3, "observer": 2}),
+        ("NewGameRequest", "/games", {"players": 3.0, "observer": 2.0}),  # JSON Schema's integers
+        ("NewGameRequest", "/games", {"variant": ["hirte", "hirte"]}),
+        ("LegalRequest", "/legal", {"state": game["state"], "observer": 1}),
+        ("LegalRequest", "/legal", {"state": view, "observer": 0}),
+        ("SuggestRequest", "/suggest", {"state": view, "level": "master", "iterations": 20, "mode": "sync"}),
+    ]:
+        assert valid(model, body), body
+        assert client.post(path, json=body).status_code == 200, body
 
 
 def test_metrics(client: FlaskClient, view: dict[str, Any]) -> None:

@@ -1,0 +1,79 @@
+"""What the server checks across a request's fields, said in the OpenAPI document where a JSON
+Schema can say it, so that a request valid by the document is one the server takes up:
+
+- /games: `variant` names Cut-and-Thrust cards;
+- `observer` names a seat of the game: below `players` (/games) or the state's `players`
+  (/legal, /apply), and on a view only the view's own seat;
+- /suggest: a level without a budget has the level's budget, which must be within this server's
+  limits (and within the synchronous limits in mode `sync`), as must an explicit budget in mode
+  `sync`.
+
+What a schema cannot say stays the server's 422, with the field's pointer: a state that is
+well-formed but impossible, a decision that is not legal, a game that is over, a synchronous
+search whose `parallel` parts times `time_ms` exceed the synchronous limit, and a Cut-and-Thrust
+card named more times than the game has it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SEATS = range(4)
+
+
+def bound_observers(schemas: dict[str, Any]) -> None:
+    """`observer`: null, or a seat of the game (and of a view, its own)."""
+    schemas["NewGameRequest"]["anyOf"] = [{"properties": {"observer": {"type": "null"}}}] + [
+        {"properties": {"observer": {"const": k}}} if k < 2 else  # 2 players unless `players` says more
+        {"required": ["players"], "properties": {"observer": {"const": k}, "players": {"minimum": k + 1}}}
+        for k in SEATS
+    ]
+    for name in ("LegalRequest", "ApplyRequest"):
+        schemas[name]["anyOf"] = [{"properties": {"observer": {"type": "null"}}}] + [
+            {"properties": {"observer": {"const": k},
+                            "state": {"properties": {"players": {"minimum": k + 1}, "observer": {"enum": [None, k]}}}}}
+            for k in SEATS
+        ]
+
+
+def bound_variant(schemas: dict[str, Any]) -> None:
+    """NewGameRequest's `variant` as a list (or {"additional": list}) of Cut-and-Thrust cards."""
+    from engine_ext.carddata import default
+
+    kinds = [k for k in default().kinds if k.deck == "additional"]
+    # (how many times each may appear, its copies, is the server's: schemathesis cannot generate
+    # from `minContains`)
+    cards = {"type": "array", "items": {"enum": [k.slug for k in kinds]}, "maxItems": sum(k.copies for k in kinds),
+             "allOf": [{"contains": {"const": k.slug}, "minContains": 0, "maxContains": k.copies} for k in kinds]}
+    for branch in schemas["NewGameRequest"]["properties"]["variant"]["anyOf"]:
+        if branch.get("type") == "array":
+            branch.update(cards)
+        elif branch.get("type") == "object":
+            branch["properties"]["additional"] = cards
+
+
+def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]],
+                  default_level: str | None) -> None:
+    """SuggestRequest: the levels whose own budget this server serves, in any mode and in mode
+    sync; an explicit budget in mode sync within the synchronous limits."""
+
+    def within(budget: tuple[int | None, int | None], iterations: int, ms: int) -> bool:
+        return (budget[0] or 0) <= iterations and (budget[1] or 0) <= ms
+
+    def levels_within(iterations: int, ms: int) -> dict[str, Any]:
+        """A level (or, where the default level fits, none) whose budget is within these limits,
+        unless the request gives its own budget."""
+        names = [name for name, budget in budgets.items() if within(budget, iterations, ms)]
+        level = {"anyOf": [{"required": ["iterations"]}, {"required": ["time_ms"]},
+                           {"required": ["level"], "properties": {"level": {"enum": names}}}]}
+        if default_level in names:
+            level["anyOf"].append({"not": {"required": ["level"]}})
+        return level
+
+    sync_budget = {"properties": {"iterations": {"maximum": settings.sync_max_iterations},
+                                  "time_ms": {"maximum": settings.sync_max_ms}}}
+    schemas["SuggestRequest"]["allOf"] = [
+        levels_within(settings.max_iterations, settings.max_ms),
+        {"anyOf": [{"properties": {"mode": {"enum": ["async", "auto"]}}},
+                   {"allOf": [sync_budget, levels_within(settings.sync_max_iterations, settings.sync_max_ms)]}]},
+    ]
