@@ -87,11 +87,22 @@ def _number_or_none(v: Any) -> bool:
     return v is None or isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+#: Levels parsed, by file and the file's (mtime, size): a request reads them twice, and parsing
+#: the TOML cost more than a cheap level's search. A file changed in place is read again.
+_PARSED: dict[Path, tuple[tuple[int, int], list[Level]]] = {}
+
+
 def load_levels(path: str | Path | None = None) -> list[Level]:
-    """The levels, weakest first."""
+    """The levels, weakest first (shared: callers read them, `Level.bot` copies what it changes)."""
     p = Path(path) if path else levels_path()
-    with open(p, "rb") as fh:
-        return parse_levels(tomllib.load(fh))
+    stat = p.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    cached = _PARSED.get(p)
+    if cached is None or cached[0] != stamp:
+        with open(p, "rb") as fh:
+            cached = (stamp, parse_levels(tomllib.load(fh)))
+        _PARSED[p] = cached
+    return list(cached[1])
 
 
 def get_level(name: str, path: str | Path | None = None) -> Level:
