@@ -1,13 +1,15 @@
-"""The level file's validation and bot specs: a bad level or setting is refused, naming it."""
+"""The level file's validation and bot specs: a bad level or setting is refused, naming it; the
+file is parsed once, and again when it changes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bots.ismcts_bot import ISMCTSConfig
-from bots.levels import parse_levels
+from bots.levels import levels_path, load_levels, parse_levels
 from lab.bots import make_bot
 
 
@@ -54,3 +56,13 @@ def test_settings_the_search_no_longer_has_are_refused(setting: str) -> None:
     if not setting.startswith("rollout"):
         with pytest.raises(ValueError, match="unknown fields"):
             parse_levels({"level": [{"name": "x", setting.split("=")[0]: 1}]})
+
+
+def test_a_level_file_changed_in_place_is_read_again(tmp_path: Path) -> None:
+    path = tmp_path / "levels.toml"
+    path.write_text(levels_path().read_text())
+    first = load_levels(path)
+    assert load_levels(path) == first  # parsed once, read from memory
+    text = path.read_text().replace(f'name = "{first[0].name}"', 'name = "renamed"', 1)
+    path.write_text(text)
+    assert load_levels(path)[0].name == "renamed"
