@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from lab.serving import Gunicorn, descendants, http_json, wait_until
+from loadtests import slow_clients
 
 pytestmark = pytest.mark.e2e
 
@@ -170,6 +171,14 @@ def test_ten_trickling_clients_leave_the_others_answered_and_get_408_at_the_dead
             assert 1.4 <= waited < 5, waited
     assert web.proc is not None
     assert "WORKER TIMEOUT" not in web.proc.output()
+
+
+def test_the_slow_clients_tool_measures_the_same(web: Gunicorn) -> None:
+    """`python -m loadtests.slow_clients` (RELIABILITY.md's figures), shortened."""
+    report = slow_clients.run(web.url, 4, 0.3, 2.5)
+    assert report["statuses"] == ["200"] and report["requests"] >= 4, report
+    assert report["slow_client_answers"] == ["408"], report
+    assert 1.4 <= report["slow_client_answered_after_s"][0] <= report["slow_client_answered_after_s"][1] < 5, report
 
 
 def test_a_worker_timeout_names_the_request_the_process_was_serving(tmp_path: Path) -> None:
