@@ -50,6 +50,7 @@ def bound_variant(schemas: dict[str, Any]) -> None:
             branch.update(cards)
         elif branch.get("type") == "object":
             branch["properties"]["additional"] = cards
+            branch["additionalProperties"] = False  # the server names any other field
 
 
 def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]],
