@@ -146,6 +146,9 @@ class WholeRequests:
         config = getattr(app, "config", {})
         self.limit: int | None = config.get("MAX_CONTENT_LENGTH")
 
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.app, name)  # the Flask app's own (`extensions`: gunicorn_conf's hooks)
+
     def _read_body(self, environ: dict[str, Any]) -> None:
         stream = environ["wsgi.input"]
         length = environ.get("CONTENT_LENGTH") or ""
