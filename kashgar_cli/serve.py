@@ -1,4 +1,4 @@
-"""`kashgar serve`: the HTTP API under gunicorn, one sync worker process per core."""
+"""`kashgar serve`: the HTTP API under gunicorn, one web worker process per core (`service/gunicorn_conf.py`)."""
 
 from __future__ import annotations
 
