@@ -16,7 +16,7 @@ from engine_ext.checks import patriarchs_in_game, start_cards_dealt
 from engine_ext.document.builder import PERSON_DECKS, STD_DECKS, Builder
 from engine_ext.document.deal import variant_counts
 from engine_ext.document.load_pending import load_pending
-from engine_ext.document.schema import StateError, is_strict_int, validate_schema
+from engine_ext.document.schema import DECK_NAMES, StateError, is_strict_int, validate_schema
 
 
 def _int(doc: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
@@ -104,7 +104,7 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     _load_person_deck(b, decks.get("standard"), "standard", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 0 else 0)
     _load_person_deck(b, decks.get("special"), "special", observer, hidden_limbo if d[L.S_LIMBO_SRC] == 1 else 0)
     _load_contract_deck(b, decks.get("contract"), observer, hidden_limbo if d[L.S_LIMBO_SRC] == 2 else 0)
-    _check_deal(b, seats, bool(doc.get("spare_patriarch")))
+    _check_deal(b, seats, bool(doc.get("spare_patriarch")), all(decks.get(k) is not None for k in DECK_NAMES))
     # Patriarchs and Start cards not in play
     pats = b.pool.get(data.patriarch.index, [])
     if doc.get("spare_patriarch"):
@@ -136,14 +136,16 @@ def _check_game_over(doc: dict[str, Any], b: Builder) -> None:
                                        f"{d[L.S_TURN]}, player {d[L.S_TURNPL]}")
 
 
-def _check_deal(b: Builder, seats: list[Any], spare: bool) -> None:
+def _check_deal(b: Builder, seats: list[Any], spare: bool, decks_given: bool) -> None:
     """The Start cards and Patriarchs add up for `n` players (`checks`: 3 per player, one more
     Patriarch with the Aristokratin). A seat's Start cards stay with its caravans or are removed,
     so a seat holds at most its 3. No deck holds one, so every document shows them all, a view too.
     Fewer Start cards than the game deals is a card lost (422 on the place it left: a seat's empty
-    caravan, else the seat holding fewest) where every seat's caravans hold a Start card, as a
-    game's do until its seats part with them; otherwise it is a hand-made position (a test's, a
-    puzzle's, or the engine's document of one), whose Patriarchs are not counted."""
+    caravan, else the seat holding fewest) where the document gives every deck (`decks_given`:
+    listed or counted, as a game's full state and its views do) and every seat's caravans hold a
+    Start card, as a game's do until its seats part with them; otherwise it is a hand-made
+    position (a test's, a puzzle's, or the engine's document of one), whose Patriarchs are not
+    counted."""
     data, n = b.data, len(seats)
     starts = [ptr for deck, ptr in b.dealt if deck == "start"]
     pats = [ptr for deck, ptr in b.dealt if deck == "patriarch"]
@@ -156,7 +158,7 @@ def _check_deal(b: Builder, seats: list[Any], spare: bool) -> None:
         raise StateError(starts[start_cards_dealt(n)], f"a {n}-player game deals {start_cards_dealt(n)} Start cards, "
                                                        "this is one more")
     if len(starts) < start_cards_dealt(n):
-        if all(any(ptr.startswith(f"/seats/{p}/") for ptr in starts) for p in range(n)):
+        if decks_given and all(any(ptr.startswith(f"/seats/{p}/") for ptr in starts) for p in range(n)):
             raise _lost_start_card(seats, starts)
         return
     aristokratin = data.by_slug["aristokratin"].index
