@@ -61,6 +61,11 @@ class Settings:
     log_json: bool = True
     #: Seconds a Redis command may take before the service answers 503.
     redis_timeout: float = 2.0
+    #: Fernet key(s) of the web table's tokens (comma-separated: the first seals, all open). Unset:
+    #: made at start (by gunicorn's master for all its web processes; `service.table`).
+    table_key: str | None = dataclasses.field(default=None, repr=False)
+    #: Milliseconds the web table's page waits between two of the bots' moves.
+    table_pause_ms: int = 700
 
     def __post_init__(self) -> None:
         """Refuse values the service cannot run with, naming the variable (a heartbeat timeout of
@@ -125,7 +130,7 @@ def health_bind(environ: Mapping[str, str]) -> tuple[str, int] | None:
 
 # The least value of each number (1 unless named here): times in seconds may be fractions.
 MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
-                             "redis_timeout": 0.01}
+                             "redis_timeout": 0.01, "table_pause_ms": 0}
 
 
 def _convert(name: str, type_name: Any, raw: str) -> Any:

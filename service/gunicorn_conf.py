@@ -75,6 +75,12 @@ def prepare_environment() -> None:
             if name.endswith(".db"):
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(metrics, name))
+    if not os.environ.get("KASHGAR_TABLE_KEY", "").strip():
+        # the web table's tokens: every web process (forked from here) and a USR2 master seal and
+        # open them with this one key, so any process can answer any call
+        from cryptography.fernet import Fernet
+
+        os.environ["KASHGAR_TABLE_KEY"] = Fernet.generate_key().decode("ascii")
     if _MADE:
         os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
 
@@ -163,7 +169,7 @@ def pre_exec(server: Any) -> None:
     """A USR2 upgrade is about to start the new master, with the environment gunicorn started with:
     hand it this server's job database, metrics directory and the directories made for them
     (`prepare_environment`), which it then uses and, once it alone runs, removes."""
-    for name in ("KASHGAR_JOBS_DB", "PROMETHEUS_MULTIPROC_DIR", MADE_DIRS_VAR):
+    for name in ("KASHGAR_JOBS_DB", "PROMETHEUS_MULTIPROC_DIR", "KASHGAR_TABLE_KEY", MADE_DIRS_VAR):
         if name in os.environ:
             server.cfg.env_orig[name] = os.environ[name]
 
