@@ -8,10 +8,12 @@ import random
 import secrets
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from kashgar_cli.errors import CliError, error_line
-from kashgar_cli.play_text import CardText
+
+if TYPE_CHECKING:
+    from engine_ext.words import Words
 
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
 MAX_EVENTS = 12  # events shown after a decision
@@ -133,7 +135,7 @@ class RemoteTable(Table):
         return [str(lv["name"]) for lv in self.api.levels()]
 
 
-def render(state: dict[str, Any], me: int, out: TextIO, words: CardText) -> None:
+def render(state: dict[str, Any], me: int, out: TextIO, words: Words) -> None:
     out.write(f"\n=== turn {state.get('turn')}  (player {state.get('turn_player')} to play) ===\n")
     out.write("contracts on display:\n")
     for number in state.get("display") or []:
@@ -171,6 +173,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
          err: TextIO | None = None) -> int:
     """Play the game on `out`; a bad option is one line on `err` (default `out`) and status 2."""
     import engine_ext
+    from engine_ext.words import Words
 
     def refuse(problem: str) -> int:
         (err or out).write(error_line("play", problem) + "\n")
@@ -187,7 +190,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
     if args.level not in names:
         return refuse(f"unknown level {args.level!r}; levels: {', '.join(names)}")
     rng = random.Random(seed)
-    words = CardText(table.cards())
+    words = Words(table.cards())
     state = table.new(args.players, seed)
     decisions = 0
     while True:
@@ -210,13 +213,13 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
 
             def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
                 a = table.suggest(st, p, args.level, (seed + k) % engine_ext.SEEDS)
-                what = words.decision(a.get("decision") or {}, st, p)
+                what = words.decision(a.get("decision") or a["decision_text"], st)
                 chance = a.get("win_prob")
                 odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
                 return f"{a['decision_text']}{' (' + what + ')' if what else ''}{odds}"
 
             def describe(d: dict[str, Any], st: dict[str, Any] = state, p: int = player) -> str:
-                return words.decision(d, st, p)
+                return words.decision(d, st)
 
             text = choose(info["legal"], ask, out, hint, describe)
             if text is None:
