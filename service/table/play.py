@@ -73,9 +73,8 @@ def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
 def _apply(table: Table, game: Any, text: str, player: int) -> dict[str, Any]:
     """Apply `player`'s decision `text` (legal: checked by the caller); the step as the person sees it."""
     hidden = game.hidden_from(table.seat)  # a bot choosing among cards only it has seen
-    before = game.to_json(observer=player)
     decision = engine_ext.Decision.parse(text)
-    said = "chooses among the cards it drew" if hidden else words.decision_text(decision.to_json(), before, player)
+    said = words.HIDDEN_CHOICE if hidden else words.decision_text(decision, game.to_json(observer=table.seat))
     events = game.apply(decision, observer=table.seat)
     table.history.append([player, text])
     table.state = dict(game.to_json())
@@ -135,13 +134,13 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
 
     def item(a: dict[str, Any]) -> dict[str, Any]:
         d = engine_ext.Decision.parse(str(a["decision_text"]))
-        return {"text": str(d), "description": words.decision_text(d.to_json(), view, table.seat),
+        return {"text": str(d), "description": words.decision_text(d, view),
                 "win_prob": a.get("win_prob"), "expected_vp": a.get("expected_vp"), "visits": a.get("visits")}
 
     best = str(answer["decision_text"])
     alternatives = [item(a) for a in answer.get("alternatives", []) if a.get("decision_text") != best]
     d = engine_ext.Decision.parse(best)
-    return {"level": level, "text": best, "description": words.decision_text(d.to_json(), view, table.seat),
+    return {"level": level, "text": best, "description": words.decision_text(d, view),
             "win_prob": answer.get("win_prob"), "expected_vp": answer.get("expected_vp"),
             "alternatives": alternatives[:HINT_ALTERNATIVES]}
 
@@ -171,12 +170,10 @@ def answer(table: Table, game: Any, steps: list[dict[str, Any]]) -> dict[str, An
     body.update(engine.game_summary(game))
     body["view"] = view
     legal = [] if game.is_terminal or game.current_player != table.seat else game.legal()
-    body["legal"] = [dict(engine.decision_json(d), description=words.decision_text(d.to_json(), view, table.seat))
-                     for d in legal]
+    body["legal"] = [dict(engine.decision_json(d), description=words.decision_text(d, view)) for d in legal]
     body["ask"] = words.ask_text([d.kind for d in legal]) if legal else ""
     body["steps"] = steps
-    body["cards"] = {s: {"name": words.card_name(s), "actions": words.card_actions(s), "vp": words.card_vp(s)}
-                     for s in sorted(_cards_in(view))}
+    body["cards"] = {s: words.card(s) for s in sorted(_cards_in(view))}
     body["contracts"] = {str(n): words.contract(n) for n in sorted(_contracts_in(view))}
     body["decisions"] = len(table.history)
     if game.is_terminal:
