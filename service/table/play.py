@@ -64,6 +64,16 @@ def load(table: Table) -> Any:
         raise APIError(422, "invalid_token", f"the token's game does not load: {exc}", "/token") from None
 
 
+def fits_sync(level: str, ptr: str) -> None:
+    """422 naming `ptr` when `level` searches beyond this server's synchronous limits (the table's
+    bots and hints search within the request)."""
+    cfg = settings()
+    iterations, time_ms = engine.level_budget(level)
+    if (iterations or 0) > cfg.sync_max_iterations or (time_ms or 0) > cfg.sync_max_ms:
+        raise APIError(422, "budget_too_large_for_sync", f"level {level} searches beyond this server's synchronous "
+                       f"limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): pick a weaker one", ptr)
+
+
 def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
     """The answer of POST /suggest for `view` at `level` (the same checks and search)."""
     spec, _, game = resolve(SuggestRequest(state=view, level=level, seed=seed, mode="sync"))
@@ -108,6 +118,7 @@ def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tupl
     for i, lv in enumerate(levels):
         if lv not in names:
             raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
+        fits_sync(lv, f"/levels/{i}")
     seed = engine.random_seed() if seed is None else seed
     game = engine.new_game(players, seed, variant)
     table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,
@@ -129,6 +140,10 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
     """A level's suggestion for the person, with its win chance and the next best alternatives."""
     if game.is_terminal or game.current_player != table.seat:
         raise APIError(409, "not_your_turn", "there is no decision of yours to hint at", "/token")
+    names = engine.level_names()
+    if level not in names:
+        raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
+    fits_sync(level, "/level")
     view = dict(game.to_json(observer=table.seat))
     answer = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
 

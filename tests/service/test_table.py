@@ -156,6 +156,7 @@ def test_keys_rotate_and_processes_with_the_key_share_tables() -> None:
     ("/table/new", {"levels": ["novice"], "extra": 1}, 422, "/extra"),
     ("/table/move", {"decision": "c0:a"}, 422, "/token"),
     ("/table/hint", {"token": "x"}, 422, "/level"),
+    ("/table/hint", {"token": "x", "level": "nobody"}, 422, "/token"),
     ("/table/load", {"record": {"schema": "other"}}, 422, "/record/schema"),
 ])
 def test_bad_input_is_a_4xx_naming_the_field(client: FlaskClient, path: str, body: Any, status: int,
@@ -188,3 +189,13 @@ def test_a_record_that_does_not_replay_names_the_decision(client: FlaskClient) -
     status, err = post(client, "/table/load", {"record": record})
     assert status == 422 and err["error"] == "record_does_not_replay"
     assert err["pointer"] == "/record/decisions/3/decision" and "decision 4" in err["message"]
+
+
+def test_levels_beyond_the_synchronous_limits_are_refused_by_name() -> None:
+    small = create_app({"TESTING": True, "log_level": "WARNING", "sync_max_iterations": 100}).test_client()
+    status, err = post(small, "/table/new", {"levels": ["novice", "master"]})
+    assert status == 422 and err["pointer"] == "/levels/1" and err["error"] == "budget_too_large_for_sync"
+    _, body = post(small, "/table/new", {"levels": ["novice"], "seed": 1})
+    for level, pointer in (("master", "/level"), ("nobody", "/level")):
+        status, err = post(small, "/table/hint", {"token": body["token"], "level": level})
+        assert status == 422 and err["pointer"] == pointer, err
