@@ -206,13 +206,16 @@
     return ul;
   }
 
+  const amount = (n, what) => `${n} ${what === "mules" && n === 1 ? "mule" : what}`;
+
   function contractItem(data, number) {
-    const c = data.contracts[String(number)] || { number, text: `#${number}` };
-    const cost = Object.entries(c.cost || {}).map(([k, v]) => `${v} ${k}`).join(", ") || "nothing";
-    const pays = Object.entries(c.payout || {}).map(([k, v]) => `${v} ${k}`).join(", ");
-    return el("li", { class: "contract" }, el("strong", { text: `#${c.number}: ${c.vp} VP` }),
-      el("span", { text: ` cost ${cost}` }), el("span", { text: ` · mules ${c.mules}` }),
-      pays ? el("span", { text: ` · pays ${pays}` }) : null);
+    const c = data.contracts[String(number)] || { number, cost: {}, payout: {} };
+    const cost = Object.entries(c.cost || {}).map(([k, v]) => amount(v, k)).join(", ") || "nothing";
+    const pays = Object.entries(c.payout || {}).map(([k, v]) => amount(v, k)).join(", ");
+    return el("li", { class: "contract", title: c.text || "" }, el("strong", { text: `#${c.number} · ${c.vp} VP` }),
+      el("span", { class: "line", text: `costs ${cost}` }),
+      el("span", { class: "line", text: `needs ${amount(c.mules, "mules")}` }),
+      pays ? el("span", { class: "line", text: `pays ${pays}` }) : null);
   }
 
   function caravans(data, seat, full) {
@@ -250,7 +253,8 @@
       const done = el("ul", { class: "contracts" });
       for (const n of s.contracts) done.append(contractItem(data, n));
       others.push(el("div", { class: "seat" }, el("h3", { text: `${names[i]}: ${data.vp[i]} VP` }), resources(s),
-        caravans(data, s, false), s.contracts.length ? done : null));
+        caravans(data, s, false), s.contracts.length ? el("h3", { text: "Contracts" }) : null,
+        s.contracts.length ? done : null));
     });
     $("others").replaceChildren(...others);
 
@@ -268,6 +272,7 @@
     });
     $("decisions").replaceChildren(...buttons);
     $("hint").disabled = data.is_terminal;
+    document.querySelector(".hint-bar").hidden = data.is_terminal;
 
     const result = $("result");
     if (data.result) {
