@@ -45,6 +45,10 @@ DECK_WORDS = {"standard deck": "the Standard deck", "special deck": "the Special
               "removed": "out of the game", "drawn": "the drawn cards", "spare": "the spare cards",
               "unused": "the unused cards"}
 
+UNSEEN_FRONT = {"a": "its front card's first action", "b": "its front card's second action",
+                "part": "its front card's parting action (it leaves the game)",
+                "pass": "its front card goes to the back, no action"}
+
 CardsData = CardData | Mapping[str, Any] | None
 
 
@@ -207,7 +211,9 @@ class Words:
         if k == "select":
             car, option = a
             front = caravans[car][0] if car < len(caravans) and caravans[car] else None
-            who = f"{self.name(front)}, {_caravan(car)}" if front else _caravan(car).capitalize()
+            if front is None:  # a state that does not show the caravan: words that need none
+                return f"{_caravan(car).capitalize()}: {UNSEEN_FRONT.get(option, option)}"
+            who = f"{self.name(front)}, {_caravan(car)}"
             if option == "part":
                 return f"{who}, parting (it leaves the game): {self.action(str(front), 'part') or 'no effect'}"
             return f"{who}: {self.action(str(front), option) or 'no effect'}"
@@ -223,7 +229,7 @@ class Words:
         if k == "keep":
             where = "at the front of" if pending.get("to_front") else "at the back of"
             car = pending.get("caravan")
-            return f"keep {self.card(a[0])} {where} {_caravan(car)}"
+            return f"keep {self.card(a[0])}" + (f" {where} {_caravan(car)}" if isinstance(car, int) else "")
         if k == "take":
             return f"take {self.card(a[0])} from the discard pile"
         if k == "fulfil":

@@ -127,7 +127,7 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]], game: Any = None) -> 
     if spec.level is not None:
         answer["level"] = spec.level
     answer.setdefault("compiled", engine.compiled())
-    return answer
+    return engine.describe_answer(answer, engine_ext.from_json(spec.state) if game is None else game)
 
 
 def run_sync(spec: SearchSpec, timeout_ms: int | None = None, game: Any = None) -> dict[str, Any]:

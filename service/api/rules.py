@@ -104,13 +104,14 @@ def apply() -> Response:
     observer = game.observer if req.observer is None else _own_view(game, req.observer)
     try:
         made_up = game.outcome_made_up(decision)  # before the game moves on
+        item = engine.decision_json(decision, game)
         events = game.apply(decision, observer=observer)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise APIError(422, "illegal_decision", f"cannot apply {decision}: {exc}", "/decision") from None
     body = engine.game_summary(game)
     body["state"] = _to_json(game, observer, "/observer")
-    body["decision"] = engine.decision_json(decision)
-    body["events"] = events
+    body["decision"] = item
+    body["events"] = engine.described_events(events, game)
     body["sampled"] = made_up or any(e.get("sampled") for e in events)
     body.update(engine.legal_seen_by(game, observer))
     return jsonify(with_request_id(body))

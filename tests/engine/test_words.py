@@ -112,3 +112,11 @@ def test_every_decision_and_event_of_real_games_is_in_words_without_codes() -> N
 def test_a_hidden_card_is_a_card() -> None:
     said = W.event_text({"event": "card", "card": None, "from": "special deck", "to": "drawn"})
     assert said == "a card is drawn from the Special deck"
+
+
+def test_a_decision_without_its_state_is_still_in_words() -> None:
+    """A step of a search's line that cannot be played out (a skipped turn) is said without the state."""
+    assert W.decision_text("c1:a", {}) == "Caravan 2: its front card's first action"
+    assert W.decision_text("c0:part", {}) == "Caravan 1: its front card's parting action (it leaves the game)"
+    assert W.decision_text("keep adelige", {}) == "keep " + W.words().card("adelige")
+    assert W.decision_text("fulfil 1", {}) == "fulfil contract #1 (2 VP; costs 4 ginger; needs 1 mule)"
