@@ -148,16 +148,12 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
     answer = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
 
     def item(a: dict[str, Any]) -> dict[str, Any]:
-        d = engine_ext.Decision.parse(str(a["decision_text"]))
-        return {"text": str(d), "description": words.decision_text(d, view),
+        return {"text": a["decision_text"], "description": a.get("description", a["decision_text"]),
                 "win_prob": a.get("win_prob"), "expected_vp": a.get("expected_vp"), "visits": a.get("visits")}
 
     best = str(answer["decision_text"])
     alternatives = [item(a) for a in answer.get("alternatives", []) if a.get("decision_text") != best]
-    d = engine_ext.Decision.parse(best)
-    return {"level": level, "text": best, "description": words.decision_text(d, view),
-            "win_prob": answer.get("win_prob"), "expected_vp": answer.get("expected_vp"),
-            "alternatives": alternatives[:HINT_ALTERNATIVES]}
+    return {"level": level, **item(answer), "alternatives": alternatives[:HINT_ALTERNATIVES]}
 
 
 def _cards_in(view: dict[str, Any]) -> set[str]:
@@ -185,7 +181,7 @@ def answer(table: Table, game: Any, steps: list[dict[str, Any]]) -> dict[str, An
     body.update(engine.game_summary(game))
     body["view"] = view
     legal = [] if game.is_terminal or game.current_player != table.seat else game.legal()
-    body["legal"] = [dict(engine.decision_json(d), description=words.decision_text(d, view)) for d in legal]
+    body["legal"] = [engine.decision_json(d, game, view) for d in legal]
     body["ask"] = words.ask_text([d.kind for d in legal]) if legal else ""
     body["steps"] = steps
     body["cards"] = {s: words.card(s) for s in sorted(_cards_in(view))}
