@@ -14,6 +14,7 @@ import engine_ext
 
 from .. import engine, search
 from ..api.common import settings
+from ..api.rules import check_variant
 from ..api.suggest import resolve
 from ..errors import APIError
 from ..models import SuggestRequest
@@ -119,6 +120,7 @@ def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tupl
         if lv not in names:
             raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
         fits_sync(lv, f"/levels/{i}")
+    check_variant(variant)
     seed = engine.random_seed() if seed is None else seed
     game = engine.new_game(players, seed, variant)
     table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,

@@ -8,8 +8,9 @@ from typing import Any
 import engine_ext
 
 from .. import engine
+from ..api.rules import check_variant
 from ..errors import APIError
-from .play import Table
+from .play import Table, fits_sync
 
 SCHEMA = "kashgar/record@1"
 
@@ -38,6 +39,7 @@ def replay(record: dict[str, Any], ptr: str = "/record") -> tuple[Table, Any]:
         if kind == "person":
             levels.append(None)
         elif kind == "bot" and p.get("level") in names:
+            fits_sync(str(p["level"]), f"{ptr}/players/{i}/level")
             levels.append(str(p["level"]))
         else:
             raise APIError(422, "invalid_record", f"a seat is a person or a bot with a level ({', '.join(names)})",
@@ -48,6 +50,7 @@ def replay(record: dict[str, Any], ptr: str = "/record") -> tuple[Table, Any]:
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < engine_ext.SEEDS:
         raise APIError(422, "invalid_record", f"seed must be a whole number from 0 to {engine_ext.SEEDS - 1}",
                        ptr + "/seed")
+    check_variant(record.get("variant"), ptr)
     try:
         game = engine.new_game(len(levels), seed, record.get("variant"))
     except APIError as err:

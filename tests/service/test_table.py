@@ -153,11 +153,18 @@ def test_keys_rotate_and_processes_with_the_key_share_tables() -> None:
     ("/table/new", {"levels": ["nobody"]}, 422, "/levels/0"),
     ("/table/new", {"levels": ["novice"], "seed": -1}, 422, "/seed"),
     ("/table/new", {"levels": ["novice"], "variant": {"additional": ["nobody"]}}, 422, "/variant/additional/0"),
+    ("/table/new", {"levels": ["novice"], "variant": {"more": []}}, 422, "/variant/more"),
+    ("/table/new", {"levels": ["novice"], "variant": 5}, 422, "/variant"),
     ("/table/new", {"levels": ["novice"], "extra": 1}, 422, "/extra"),
     ("/table/move", {"decision": "c0:a"}, 422, "/token"),
     ("/table/hint", {"token": "x"}, 422, "/level"),
     ("/table/hint", {"token": "x", "level": "nobody"}, 422, "/token"),
     ("/table/load", {"record": {"schema": "other"}}, 422, "/record/schema"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": [{"kind": "person"}, {"kind": "cat"}]}},
+     422, "/record/players/1"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": [{"kind": "person"},
+                                {"kind": "bot", "level": "novice"}], "seed": 1, "variant": {"x": 1}}},
+     422, "/record/variant/x"),
 ])
 def test_bad_input_is_a_4xx_naming_the_field(client: FlaskClient, path: str, body: Any, status: int,
                                              pointer: str) -> None:
