@@ -7,6 +7,7 @@ legality check needs.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
@@ -92,6 +93,8 @@ class CardData:
     card_kind: list[int] = field(default_factory=list)  # card instance id -> kind index
     ids_by_kind: dict[int, list[int]] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)
+    path: str = ""  # the file it was read from ("" : the package's own, or a text)
+    sha256: str = ""  # of the file's text (UTF-8), to tell one card file from another
 
     @cached_property
     def core_rules(self) -> C.Rules:
@@ -235,8 +238,11 @@ def _build_tables(data: CardData) -> None:
     }
 
 
-def load_text(text: str) -> CardData:
-    return parse(tomllib.loads(text))
+def load_text(text: str, path: str = "") -> CardData:
+    data = parse(tomllib.loads(text))
+    data.path = path
+    data.sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return data
 
 
 @lru_cache(maxsize=1)

@@ -10,9 +10,10 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from kashgar_cli.errors import CliError, error_line
+from kashgar_cli.errors import OUT_HELP, CliError, error_line, output_file
 
 if TYPE_CHECKING:
+    from engine_ext.record import Recorder
     from engine_ext.words import Words
 
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
@@ -34,6 +35,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--url", default=None, help="play through a running service instead of in-process")
     p.add_argument("--auto", action="store_true", help="a random player takes your seat (demo)")
     p.add_argument("--max-decisions", type=int, default=0, help="stop after this many decisions (0: play on)")
+    p.add_argument("--record", default=None, metavar="FILE", type=output_file,
+                   help="write the game record (JSON) to FILE when the game ends or you quit; "
+                   "replay it with `kashgar replay FILE`" + OUT_HELP)
     p.set_defaults(func=run)
 
 
@@ -219,6 +223,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
     state = table.new(args.players, seed)
     seats = seat_names(args.players, args.seat)
     again = f"(the deal's seed was {seed}: play it again with --seed {seed})"
+    recorder = new_recorder(args, seed, seats) if getattr(args, "record", None) else None
     decisions = 0
     shown_turn = -1
     try:
@@ -265,6 +270,8 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
                     words.decision(text, state))
                 out.write(f"{seats[player]} ({args.level}): {did}\n")
             result = table.apply(state, text, args.seat)
+            if recorder is not None:
+                recorder.add(text)
             state = result["state"]
             events = result.get("events", [])
             for event in events[:MAX_EVENTS]:
@@ -275,6 +282,24 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
     except (EOFError, KeyboardInterrupt):
         out.write(f"\nbye {again}\n")
         return 0
+    finally:
+        if recorder is not None:
+            from engine_ext.record import save
+
+            save(recorder.record, args.record)
+            out.write(f"game record ({len(recorder.record['moves'])} moves) written to {args.record}\n")
+
+
+def new_recorder(args: argparse.Namespace, seed: int, seats: list[str]) -> Recorder:
+    """The record of the game `play` deals (its decisions are added as they are played): on this
+    machine's engine, whose events it records in full."""
+    import engine_ext
+    from engine_ext.record import Recorder
+
+    levels = [None if p == args.seat and not args.auto else ("random" if p == args.seat else args.level)
+              for p in range(args.players)]
+    return Recorder(engine_ext.new_game(players=args.players, seed=seed), seed=seed,
+                    seats=[{"seat": p, "name": seats[p], "level": levels[p]} for p in range(args.players)])
 
 
 def run(args: argparse.Namespace) -> int:
