@@ -108,7 +108,7 @@ def game_record() -> Response:
     if not game.is_terminal:
         raise APIError(409, "game_not_over", "a record names the seed, and with it the decks: it is given "
                        "once the game is over", "/token")
-    return jsonify({"record": record.of(table, game)})
+    return jsonify({"record": record.of(table)})
 
 
 @bp.post("/table/load")

@@ -113,7 +113,7 @@ def test_a_whole_game_against_novice_at_phone_width(browser: Any, unkeyed: Gunic
     with page.expect_download() as got:
         page.click("#download")
     record = json.loads(Path(got.value.path()).read_text())
-    assert record["seed"] == 5 and record["players"][1]["level"] == "novice"
+    assert record["seed"] == 5 and record["seats"][1]["level"] == "novice"
     page.click("#again")
     page.set_input_files("#load-record", got.value.path())
     page.wait_for_selector("#result", state="visible")

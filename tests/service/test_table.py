@@ -97,8 +97,10 @@ def test_a_whole_game_by_tokens_then_its_record_replays(client: FlaskClient) -> 
     status, rec = post(client, "/table/record", {"token": end["token"]})
     assert status == 200
     record = rec["record"]
-    assert record["seed"] == 5 and record["players"][1] == {"seat": 1, "kind": "bot", "level": "novice"}
-    assert len(record["decisions"]) == end["decisions"] and record["result"]["scores"] == end["vp"]
+    assert record["schema"] == "kashgar/record@1" and record["seed"] == 5 and record["players"] == 2
+    assert record["seats"] == [{"seat": 0, "level": None}, {"seat": 1, "level": "novice"}]
+    assert len(record["moves"]) == end["decisions"] and record["result"]["vp"] == end["vp"]
+    assert all(m["description"] for m in record["moves"]) and "path" not in record["cards"]
     status, loaded = post(client, "/table/load", {"record": record})
     assert status == 200 and loaded["result"] == end["result"] and loaded["view"] == end["view"]
 
@@ -159,12 +161,16 @@ def test_keys_rotate_and_processes_with_the_key_share_tables() -> None:
     ("/table/move", {"decision": "c0:a"}, 422, "/token"),
     ("/table/hint", {"token": "x"}, 422, "/level"),
     ("/table/hint", {"token": "x", "level": "nobody"}, 422, "/token"),
-    ("/table/load", {"record": {"schema": "other"}}, 422, "/record/schema"),
-    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": [{"kind": "person"}, {"kind": "cat"}]}},
-     422, "/record/players/1"),
-    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": [{"kind": "person"},
-                                {"kind": "bot", "level": "novice"}], "seed": 1, "variant": {"x": 1}}},
-     422, "/record/variant/x"),
+    ("/table/load", {"record": {"schema": "other", "players": 2, "seed": 1, "moves": []}}, 422, "/record/schema"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "seed": 1, "moves": []}}, 422, "/record/players"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "seats": [{"seat": 0, "level": None}, {"seat": 1, "level": "cat"}]}},
+     422, "/record/seats/1/level"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "seats": [{"seat": 0, "level": None}, {"seat": 1, "level": None}]}},
+     422, "/record/seats"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "variant": {"x": 1}}}, 422, "/record/variant/x"),
 ])
 def test_bad_input_is_a_4xx_naming_the_field(client: FlaskClient, path: str, body: Any, status: int,
                                              pointer: str) -> None:
@@ -192,10 +198,10 @@ def test_a_record_that_does_not_replay_names_the_decision(client: FlaskClient) -
     end = play_out(client, body)
     _, rec = post(client, "/table/record", {"token": end["token"]})
     record = rec["record"]
-    record["decisions"][3]["decision"] = "c9:a"
+    record["moves"][3]["decision"] = "c9:a"
     status, err = post(client, "/table/load", {"record": record})
     assert status == 422 and err["error"] == "record_does_not_replay"
-    assert err["pointer"] == "/record/decisions/3/decision" and "decision 4" in err["message"]
+    assert err["pointer"] == "/record/moves/3" and "move 4" in err["message"], err
 
 
 def test_levels_beyond_the_synchronous_limits_are_refused_by_name() -> None:
