@@ -212,3 +212,26 @@ def test_levels_beyond_the_synchronous_limits_are_refused_by_name() -> None:
     for level, pointer in (("master", "/level"), ("nobody", "/level")):
         status, err = post(small, "/table/hint", {"token": body["token"], "level": level})
         assert status == 422 and err["pointer"] == pointer, err
+
+
+def test_gunicorns_master_makes_one_key_for_its_web_processes(tmp_path: Any) -> None:
+    """Before it forks: every web process, and a USR2 successor, seal and open with the same key."""
+    import os
+    from types import SimpleNamespace
+    from unittest import mock
+
+    env = {"KASHGAR_JOBS_DB": str(tmp_path / "jobs.sqlite"), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    with mock.patch.dict(os.environ, env):
+        os.environ.pop("KASHGAR_TABLE_KEY", None)
+        os.environ.pop("KASHGAR_SERVER_TEMP_DIRS", None)
+        from service import gunicorn_conf
+
+        gunicorn_conf.prepare_environment()
+        made = os.environ["KASHGAR_TABLE_KEY"]
+        table_token.cipher(made)  # a Fernet key
+        server = SimpleNamespace(cfg=SimpleNamespace(env_orig={}))
+        gunicorn_conf.pre_exec(server)
+        assert server.cfg.env_orig["KASHGAR_TABLE_KEY"] == made
+        os.environ["KASHGAR_TABLE_KEY"] = KEY  # an operator's key is kept
+        gunicorn_conf.prepare_environment()
+        assert os.environ["KASHGAR_TABLE_KEY"] == KEY
