@@ -128,11 +128,13 @@
     setBusy(true);
     $("table-error").textContent = "";
     $("hint-out").replaceChildren();
+    $("ask").textContent = "The bots are playing...";
     try {
       await take(await call("/table/move", { token: state.token, decision: item.text }));
     } catch (e) {
       state.busy = false;
       setBusy(false);
+      $("ask").textContent = state.body ? state.body.ask : "";
       $("table-error").textContent = `Not played: ${e.message}`;
     }
   }
