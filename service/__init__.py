@@ -40,7 +40,7 @@ def _init_jobs(app: Flask, settings: Settings) -> None:
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The application. `config` keys are Settings field names (any case) or Flask settings."""
-    from . import api, errors, logs, metrics, openapi, table
+    from . import api, cors, errors, logs, metrics, openapi, table
     from .errors import APIError, error_response
     from .jobs import StoreUnavailable
 
@@ -74,4 +74,5 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     table.init_app(app)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(metrics.bp)
+    cors.init_app(app, settings.cors_origins)
     return app

@@ -66,6 +66,8 @@ class Settings:
     table_key: str | None = dataclasses.field(default=None, repr=False)
     #: Milliseconds the web table's page waits between two of the bots' moves.
     table_pause_ms: int = 700
+    #: Web origins whose pages may call the API from a browser (comma-separated; empty: no CORS).
+    cors_origins: str = ""
 
     def __post_init__(self) -> None:
         """Refuse values the service cannot run with, naming the variable (a heartbeat timeout of
@@ -76,6 +78,9 @@ class Settings:
                 continue
             if not math.isfinite(value) or value < MINIMUM.get(f.name, 1):
                 raise ValueError(f"KASHGAR_{f.name.upper()}={value!r}: want a number >= {MINIMUM.get(f.name, 1)}")
+        from .cors import parse_origins
+
+        parse_origins(self.cors_origins)  # ValueError naming KASHGAR_CORS_ORIGINS
         if self.heartbeat_interval >= self.heartbeat_timeout:
             raise ValueError(f"KASHGAR_HEARTBEAT_INTERVAL={self.heartbeat_interval!r}: want less than "
                              f"KASHGAR_HEARTBEAT_TIMEOUT ({self.heartbeat_timeout!r}), or every running part is "

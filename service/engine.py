@@ -223,6 +223,13 @@ def cards() -> dict[str, list[dict[str, Any]]]:
     return {"cards": list(data), "contracts": []}
 
 
+def cards_file() -> dict[str, str]:
+    """The card file this process plays with (`KASHGAR_CARDS`, else the package's): its path and
+    the sha256 of its text."""
+    data = engine_ext.get_engine().data
+    return {"path": data.path, "sha256": data.sha256}
+
+
 @functools.lru_cache(maxsize=1)
 def levels() -> list[dict[str, Any]]:
     return [dict(level) for level in bots_suggest.list_levels()]

@@ -351,10 +351,18 @@ class LevelsResponse(Response):
     default: str | None = None
 
 
+class CardFile(Response):
+    """The card file in use: the package's engine_ext/data/cards.toml, or the one KASHGAR_CARDS names."""
+
+    path: str
+    sha256: str = Field(description="The sha256 of the file's text (UTF-8), hex.")
+
+
 class CardsResponse(Response):
     cards: list[dict[str, Any]]
     contracts: list[dict[str, Any]]
     count: int
+    file: CardFile
 
 
 class Health(Response):
@@ -362,6 +370,7 @@ class Health(Response):
     version: str
     compiled: bool
     backend: Literal["embedded", "redis"]
+    cards: CardFile
 
 
 class Ready(Response):

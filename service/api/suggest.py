@@ -103,7 +103,8 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
         workers = manager().queue.workers() if mode == "async" and iterations is None else None
         parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend, workers)
     spec = search.SearchSpec(
-        state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
+        state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel,
+        cards=game.engine.data.sha256,
     )
     return spec, mode, game
 
