@@ -22,6 +22,8 @@ the JSON that `GET /cards` serves; None: the engine's own, `carddata.default()`)
 * `event_text(event, seats=None) -> str`: one event of `Game.apply` (`engine_ext.game.events`),
   e.g. "seat 1: +2 pepper (now 5)".
 * `step_text(step)`, `steps_text(steps)`: effect steps of the card file.
+* `ask_text(kinds) -> str`: the question the engine asks, from the kinds of the legal decisions.
+* `HIDDEN_CHOICE`: what a seat is told of another's choice among cards only that one has seen.
 
 `Words(cards_json)` holds one copy of the card data and offers the same as methods (`name`,
 `effect`, `contract`, `decision`, `event`, `action`); `words(data)` gives the one for `data`.
@@ -37,8 +39,8 @@ from engine_ext import carddata, steps
 from engine_ext.carddata import CardData
 from engine_ext.decisions import Decision
 
-__all__ = ["Words", "card_effect_text", "card_name", "contract_text", "decision_text", "event_text",
-           "step_text", "steps_text", "words"]
+__all__ = ["HIDDEN_CHOICE", "Words", "ask_text", "card_effect_text", "card_name", "contract_text",
+           "decision_text", "event_text", "step_text", "steps_text", "words"]
 
 OPTION_SLOT = {"a": 0, "b": 1}
 DECK_WORDS = {"standard deck": "the Standard deck", "special deck": "the Special deck", "discard": "the discard pile",
@@ -369,3 +371,25 @@ def decision_text(decision: Decision | str | Mapping[str, Any], state: Mapping[s
 def event_text(event: Mapping[str, Any], seats: Sequence[str] | None = None, data: CardsData = None) -> str:
     """One event of `Game.apply` in words; `seats` names the seats (default "seat N")."""
     return words(data).event(event, seats)
+
+
+#: Another seat's choice among cards only it has seen (`Game.hidden_from`): its code and its words
+#: would name them, so this is all the seat is told.
+HIDDEN_CHOICE = "chooses among the cards it drew (not shown to you)"
+
+#: The question the engine asks, by the kind of the legal decisions (the first kind present wins).
+ASKS = {
+    "select": "Your turn: play the front card of one of your caravans",
+    "keep": "Keep one of the cards you drew",
+    "take": "Take a card from the discard pile",
+    "fulfil": "Fulfil a contract, or not",
+    "remove": "Choose a card to remove",
+    "choose": "Choose a resource",
+    "pay": "Choose how much gold to pay",
+    "route": "Choose where the front cards go",
+}
+
+
+def ask_text(kinds: Sequence[str]) -> str:
+    """What the engine asks, from the kinds of the legal decisions ("Your decision" for none)."""
+    return next((ASKS[k] for k in ASKS if k in kinds), "Your decision")

@@ -202,7 +202,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
          err: TextIO | None = None) -> int:
     """Play the game on `out`; a bad option is one line on `err` (default `out`) and status 2."""
     import engine_ext
-    from engine_ext.words import Words
+    from engine_ext.words import HIDDEN_CHOICE, Words
 
     def refuse(problem: str) -> int:
         (err or out).write(error_line("play", problem) + "\n")
@@ -266,7 +266,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
             else:
                 answer = table.suggest(state, player, args.level, (seed * 7919 + decisions) % engine_ext.SEEDS)
                 text = answer["decision_text"]
-                did = "keeps one of the cards it drew, unseen" if unseen_choice(state, args.seat) else (
+                did = HIDDEN_CHOICE if unseen_choice(state, args.seat) else (
                     words.decision(text, state))
                 out.write(f"{seats[player]} ({args.level}): {did}\n")
             result = table.apply(state, text, args.seat)

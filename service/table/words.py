@@ -1,7 +1,5 @@
 """Words for the table, from the package's renderer (`engine_ext.words`): card names and actions,
-contracts (as data for the page, with their line of text), decisions and events. What the
-renderer does not say is here: the question the engine is asking, and a bot's choice among cards
-the person has not seen."""
+contracts (as data for the page, with their line of text), decisions and events. """
 
 from __future__ import annotations
 
@@ -9,9 +7,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine_ext import words
+from engine_ext.words import HIDDEN_CHOICE, ask_text
 
-#: A bot's decision among cards only it has seen (its code and its words would name them).
-HIDDEN_CHOICE = "chooses among the cards it drew (not shown to you)"
+__all__ = ["HIDDEN_CHOICE", "ask_text", "card", "card_name", "contract", "decision_text", "event_text"]
+
 
 
 def card_name(slug: str) -> str:
@@ -40,23 +39,3 @@ def decision_text(decision: Any, state: Mapping[str, Any]) -> str:
 
 def event_text(event: Mapping[str, Any], names: Sequence[str]) -> str:
     return words.event_text(event, names)
-
-
-ASKS = {
-    "select": "Your turn: play the front card of one of your caravans",
-    "keep": "Keep one of the cards you drew",
-    "take": "Take a card from the discard pile",
-    "choose": "Choose a resource",
-    "fulfil": "Fulfil a contract, or not",
-    "remove": "Choose a card to remove",
-    "pay": "Choose how much gold to pay",
-    "route": "Choose where the front cards go",
-}
-
-
-def ask_text(kinds: Sequence[str]) -> str:
-    """What the engine asks, from the kinds of the legal decisions."""
-    for kind in ("select", "keep", "take", "fulfil", "remove", "choose", "pay", "route"):
-        if kind in kinds:
-            return ASKS[kind]
-    return "Your decision"
