@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from .. import search
@@ -37,13 +38,22 @@ class JobManager:
             return int(spec.time_ms / 1000) + 300
         return self.settings.job_ttl
 
-    def submit(self, spec: search.SearchSpec, request_id: str | None = None) -> Record:
+    def submit(self, spec: search.SearchSpec, request_id: str | None = None, client: str = "",
+               admit: Callable[[str], None] | None = None) -> Record:
+        """A new job of `client` (whose parts take turns with other clients'); `admit(job_id)`
+        first counts its cost (`service.admission`, which raises past a limit)."""
         parts = search.plan(spec)
         job_id = uuid.uuid4().hex
-        rec = new_record(job_id, spec.to_dict(), len(parts), self.store.now(), request_id, self.queue.owner())
-        self.store.create(rec)
+        rec = new_record(job_id, spec.to_dict(), len(parts), self.store.now(), request_id, self.queue.owner(), client)
+        if admit is not None:
+            admit(job_id)
+        try:
+            self.store.create(rec)
+        except BaseException:
+            self.store.release(job_id)
+            raise
         for p in parts:
-            self.queue.enqueue(job_id, p.index, 1, self._timeout(spec))
+            self.queue.enqueue(job_id, p.index, 1, self._timeout(spec), client)
         log.info("job submitted", extra={"job_id": job_id, "parts": len(parts), "request_id": request_id})
         return rec
 
@@ -151,7 +161,7 @@ class JobManager:
         for index, attempt in requeue:
             log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
             self.store.incr_stat("parts_retried")
-            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec))
+            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec), rec.get("client", ""))
         return rec
 
     def start_reaper(self) -> None:

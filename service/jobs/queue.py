@@ -29,7 +29,8 @@ class JobQueue(ABC):
     backend: str = "abstract"
 
     @abstractmethod
-    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None: ...
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "") -> None:
+        """Queue part `index` (attempt `attempt`) of `client`'s job."""
 
     @abstractmethod
     def depth(self) -> int:
@@ -98,7 +99,7 @@ class EmbeddedQueue(JobQueue):
             finally:
                 self._queue.task_done()
 
-    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "") -> None:
         self._ensure_threads()
         self._queue.put((job_id, index, attempt))
 
@@ -162,7 +163,7 @@ class RQQueue(JobQueue):
     def rq_job_id(job_id: str, index: int, attempt: int) -> str:
         return f"{job_id}-p{index}-a{attempt}"
 
-    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "") -> None:
         import redis
 
         try:

@@ -59,7 +59,8 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
     manager = JobManager(store, queue, s)
 
     class NoRun(EmbeddedQueue):
-        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
+                    client: str = "") -> None:
             return None
 
         def owner(self) -> str | None:
@@ -131,7 +132,8 @@ def test_embedded_reaper_runs_the_parts_of_a_dead_process_without_a_poll(
     store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
 
     class Dead(EmbeddedQueue):
-        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
+                    client: str = "") -> None:
             return None
 
         def owner(self) -> str | None:
@@ -166,7 +168,8 @@ def test_embedded_queue_depth_counts_every_process_s_parts(
     store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
 
     class Elsewhere(EmbeddedQueue):  # another process's queue: its parts wait there
-        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
+                    client: str = "") -> None:
             return None
 
     other = JobManager(store, Elsewhere(store, s), s)
