@@ -74,6 +74,7 @@ class JobManager:
         now = self.store.now()
 
         def go(rec: Record) -> bool:
+            waiting.clear()
             if job_status(rec).terminal:
                 return False
             rec["cancel_requested"] = True
@@ -81,12 +82,16 @@ class JobManager:
             for p in rec["parts"]:
                 if p["status"] == JobStatus.QUEUED.value:
                     p.update(status=JobStatus.CANCELLED.value, finished_at=now)
+                    waiting.append((p["index"], p["attempt"], int(p.get("handbacks", 0))))
             return True
 
+        waiting: list[tuple[int, int, int]] = []
         out = self.store.update(job_id, go)
         if out is None:
             return None
         changed, rec = out
+        if waiting:  # out of the queue at once, not as workers reach them
+            self.queue.remove(job_id, waiting, rec.get("client", ""))
         merged = runner.maybe_merge(self.store, job_id)
         return changed, merged or rec
 
@@ -99,7 +104,7 @@ class JobManager:
                 return f"process {part['owner']} that held the queued part is gone"
             waited = now - (part.get("queued_at") or now)
             lost = waited > self.settings.heartbeat_timeout and self.queue.entry_lost(
-                job_id, part["index"], part["attempt"])
+                job_id, part["index"], part["attempt"], int(part.get("handbacks", 0)))
             if lost:
                 return f"the queue lost the part after {waited:.1f} s (Redis restarted, or its worker died taking it)"
             return None
@@ -157,11 +162,14 @@ class JobManager:
         if out is None:
             return None
         requeue, rec = out
+        if requeue:  # what lost these parts may have lost a client's turn too
+            self.queue.repair()
         spec = search.SearchSpec.from_dict(rec["spec"])
         for index, attempt in requeue:
             log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
             self.store.incr_stat("parts_retried")
-            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec), rec.get("client", ""))
+            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec), rec.get("client", ""),
+                               int(rec["parts"][index].get("handbacks", 0)))
         return rec
 
     def start_reaper(self) -> None:
@@ -169,8 +177,9 @@ class JobManager:
         each third of the heartbeat timeout: a part whose process died is run again (or fails
         visibly) even if nobody polls its job. Once per process (a fork starts its own); the RQ
         worker has its own reaper."""
-        if self.backend != "embedded":
+        if not isinstance(self.queue, EmbeddedQueue):
             return
+        self.queue.start()
         with self._reaper_lock:
             if self._reaper_pid == os.getpid():
                 return
@@ -188,6 +197,7 @@ class JobManager:
         threading.Thread(target=loop, name="kashgar-reaper", daemon=True).start()
 
     def reap_all(self) -> int:
+        self.queue.repair()
         n = 0
         for job_id in self.store.active_ids():
             rec = self.store.load(job_id)

@@ -263,6 +263,13 @@ class SqliteStore(JobStore):
                 "client TEXT NOT NULL, cost REAL NOT NULL, expires_at REAL NOT NULL)"
             )
             db.execute("CREATE INDEX IF NOT EXISTS inflight_client ON inflight (kind, client)")
+            # the embedded queue: parts waiting for a thread of any process, and when each client was last served
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, "
+                "idx INTEGER NOT NULL, attempt INTEGER NOT NULL, handbacks INTEGER NOT NULL, client TEXT NOT NULL)"
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS queue_job ON queue (job_id)")
+            db.execute("CREATE TABLE IF NOT EXISTS turns (client TEXT PRIMARY KEY, turn INTEGER NOT NULL)")
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -315,25 +322,71 @@ class SqliteStore(JobStore):
         return None if row is None else json.loads(row[0])
 
     def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
-        now = self.now()
         with self._tx() as db:
-            row = db.execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?", (job_id, now)).fetchone()
+            return self._update(db, job_id, fn)
+
+    def _update(self, db: sqlite3.Connection, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
+        now = self.now()
+        row = db.execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?", (job_id, now)).fetchone()
+        if row is None:
+            return None
+        rec = json.loads(row[0])
+        before = job_status(rec)
+        ret = fn(rec)
+        outcome = self._transition(before, rec)
+        if outcome:
+            db.execute(
+                "UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
+                (json.dumps(rec), now + self.result_ttl, job_id),
+            )
+            self._incr(db, f"jobs_{outcome}", 1)
+            db.execute("DELETE FROM inflight WHERE token = ?", (job_id,))
+        else:
+            db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(rec), job_id))
+        return ret, rec
+
+    # ------------------------------------------------------------------ the embedded queue
+
+    def queue_put(self, job_id: str, index: int, attempt: int, handbacks: int, client: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO queue (job_id, idx, attempt, handbacks, client) VALUES (?, ?, ?, ?, ?)",
+                       (job_id, index, attempt, handbacks, client))
+
+    def queue_take(self, claim: Callable[[Record, int, int], T]) -> tuple[str, int, int, T, Record] | None:
+        """Take the next part, the clients in turn (the one served longest ago first, a new one
+        before all; each client's parts in order), and `claim(record, index, attempt)` it in the
+        same transaction: a part is either waiting here or claimed, never neither."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT q.seq, q.job_id, q.idx, q.attempt, q.client FROM queue q LEFT JOIN turns t "
+                "ON t.client = q.client ORDER BY COALESCE(t.turn, 0), q.seq LIMIT 1"
+            ).fetchone()
             if row is None:
                 return None
-            rec = json.loads(row[0])
-            before = job_status(rec)
-            ret = fn(rec)
-            outcome = self._transition(before, rec)
-            if outcome:
-                db.execute(
-                    "UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
-                    (json.dumps(rec), now + self.result_ttl, job_id),
-                )
-                self._incr(db, f"jobs_{outcome}", 1)
-                db.execute("DELETE FROM inflight WHERE token = ?", (job_id,))
-            else:
-                db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(rec), job_id))
-            return ret, rec
+            seq, job_id, index, attempt, client = row
+            db.execute("DELETE FROM queue WHERE seq = ?", (seq,))
+            db.execute(
+                "INSERT INTO turns (client, turn) VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM turns)) "
+                "ON CONFLICT(client) DO UPDATE SET turn = excluded.turn",
+                (client,),
+            )
+            out = self._update(db, job_id, lambda rec: claim(rec, index, attempt))
+            if out is None:
+                return None
+            return job_id, index, attempt, out[0], out[1]
+
+    def queue_remove(self, job_id: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM queue WHERE job_id = ?", (job_id,))
+
+    def queue_has(self, job_id: str, index: int, attempt: int, handbacks: int) -> bool:
+        return self._db().execute(
+            "SELECT 1 FROM queue WHERE job_id = ? AND idx = ? AND attempt = ? AND handbacks = ?",
+            (job_id, index, attempt, handbacks),
+        ).fetchone() is not None
+
+    def queue_depth(self) -> int:
+        return int(self._db().execute("SELECT COUNT(*) FROM queue").fetchone()[0])
 
     def active_ids(self) -> list[str]:
         rows = (
