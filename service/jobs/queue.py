@@ -205,8 +205,8 @@ class RQQueue(JobQueue):
         self.settings = settings
         self.rq_queue = Queue(settings.queue_name, connection=connection)
         p = f"{settings.key_prefix}:fair"
-        self.parts_key, self.fed_key, self.clients_key, self.pending_prefix = (
-            f"{p}:parts", f"{p}:fed", f"{p}:clients", f"{p}:pending:")
+        self.parts_key, self.fed_key, self.fed_at_key, self.clients_key, self.pending_prefix = (
+            f"{p}:parts", f"{p}:fed", f"{p}:fed-at", f"{p}:clients", f"{p}:pending:")
         self._feed = connection.register_script(_FEED_LUA)
 
     @staticmethod
@@ -242,8 +242,9 @@ class RQQueue(JobQueue):
     def feed(self, client: str, front: bool = False) -> None:
         """Move `client`'s next part into the RQ queue unless one of its parts waits there."""
         while True:
-            got = self._redis(lambda: self._feed(keys=[self.parts_key, self.fed_key, self.clients_key],
-                                                  args=[client, self.pending_prefix + client]))
+            got = self._redis(lambda: self._feed(
+                keys=[self.parts_key, self.fed_key, self.clients_key, self.fed_at_key],
+                args=[client, self.pending_prefix + client, repr(time.time())]))
             if not got:
                 return
             entry, detail = (x.decode() if isinstance(x, bytes) else str(x) for x in got)
@@ -252,6 +253,7 @@ class RQQueue(JobQueue):
             job_id, index, attempt, handbacks = entry.split("|")
             timeout = int(detail.split("|", 1)[0])
             self._enqueue_rq(job_id, int(index), int(attempt), int(handbacks), timeout, client, front)
+            self._redis(lambda e=entry: self.connection.hdel(self.parts_key, e))
             return
 
     def _enqueue_rq(self, job_id: str, index: int, attempt: int, handbacks: int, timeout: int, client: str,
@@ -315,17 +317,30 @@ class RQQueue(JobQueue):
             self.feed(client)
 
     def repair(self) -> None:
-        """A client whose part fed to RQ is no longer waiting there (a process died between
-        taking and telling, or Redis lost it) gets its next one; so does a client with parts
-        waiting and none fed (a feed that never happened)."""
+        """A client whose part fed to RQ is no longer waiting there (taken by a worker that died
+        before saying so, or lost with Redis) gets its next one; a part fed longer than the
+        heartbeat timeout ago that never reached RQ (its feeder died) goes back to its client's
+        list; and a client with parts waiting and none fed is fed (a feed that never happened)."""
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+
         fed = self._redis(lambda: self.connection.hgetall(self.fed_key))
         for raw_client, raw_entry in fed.items():
             client = raw_client.decode() if isinstance(raw_client, bytes) else str(raw_client)
             entry = raw_entry.decode() if isinstance(raw_entry, bytes) else str(raw_entry)
             job_id, index, attempt, handbacks = entry.split("|")
             rq_id = self.rq_job_id(job_id, int(index), int(attempt), int(handbacks))
-            if self._redis(lambda rq_id=rq_id: self.connection.lpos(self.rq_queue.key, rq_id)) is None:
-                self.taken(client, job_id, int(index), int(attempt), int(handbacks))
+            if self._redis(lambda rq_id=rq_id: self.connection.lpos(self.rq_queue.key, rq_id)) is not None:
+                continue
+            try:
+                Job.fetch(rq_id, connection=self.connection)
+            except NoSuchJobError:
+                if self._redis(lambda e=entry: self.connection.hexists(self.parts_key, e)):  # not yet in RQ
+                    since = float(self._redis(lambda c=client: self.connection.hget(self.fed_at_key, c)) or 0)
+                    if time.time() - since <= self.settings.heartbeat_timeout:
+                        continue  # being fed right now
+                    self._redis(lambda c=client, e=entry: self.connection.lpush(self.pending_prefix + c, e))
+            self.taken(client, job_id, int(index), int(attempt), int(handbacks))
         for raw in self._redis(lambda: self.connection.smembers(self.clients_key)):
             self.feed(raw.decode() if isinstance(raw, bytes) else str(raw))
 
@@ -424,7 +439,8 @@ def redis_watch_error() -> type[Exception]:
 
 
 # Feeds a client's next part to RQ: nothing while one of its parts waits there (`fed`), else its
-# list's first entry, named in `fed`, returned with its details (gone if the part was cancelled).
+# list's first entry, named in `fed` (and when, in `fed_at`), returned with its details (gone if
+# the part was cancelled). The entry stays in `parts` until RQ holds it: never in neither.
 _FEED_LUA = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return false end
 local entry = redis.call('LPOP', ARGV[2])
@@ -434,8 +450,8 @@ if not entry then
 end
 local detail = redis.call('HGET', KEYS[1], entry)
 if not detail then return {entry, ''} end
-redis.call('HDEL', KEYS[1], entry)
 redis.call('HSET', KEYS[2], ARGV[1], entry)
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
 return {entry, detail}
 """
 
