@@ -284,6 +284,7 @@ class RQQueue(JobQueue):
                             return False
                         pipe.multi()
                         pipe.hdel(self.fed_key, client)
+                        pipe.hdel(self.fed_at_key, client)
                         pipe.execute()
                         return True
                     except redis_watch_error():

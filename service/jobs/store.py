@@ -269,6 +269,7 @@ class SqliteStore(JobStore):
                 "idx INTEGER NOT NULL, attempt INTEGER NOT NULL, handbacks INTEGER NOT NULL, client TEXT NOT NULL)"
             )
             db.execute("CREATE INDEX IF NOT EXISTS queue_job ON queue (job_id)")
+            db.execute("CREATE INDEX IF NOT EXISTS queue_client ON queue (client, seq)")
             db.execute("CREATE TABLE IF NOT EXISTS turns (client TEXT PRIMARY KEY, turn INTEGER NOT NULL)")
 
     def _db(self) -> sqlite3.Connection:
@@ -356,6 +357,8 @@ class SqliteStore(JobStore):
         """Take the next part, the clients in turn (the one served longest ago first, a new one
         before all; each client's parts in order), and `claim(record, index, attempt)` it in the
         same transaction: a part is either waiting here or claimed, never neither."""
+        if self._db().execute("SELECT 1 FROM queue LIMIT 1").fetchone() is None:
+            return None  # nothing waits: no write lock taken
         with self._tx() as db:
             row = db.execute(
                 "SELECT q.seq, q.job_id, q.idx, q.attempt, q.client FROM queue q LEFT JOIN turns t "
@@ -365,11 +368,12 @@ class SqliteStore(JobStore):
                 return None
             seq, job_id, index, attempt, client = row
             db.execute("DELETE FROM queue WHERE seq = ?", (seq,))
-            db.execute(
-                "INSERT INTO turns (client, turn) VALUES (?, (SELECT COALESCE(MAX(turn), 0) + 1 FROM turns)) "
-                "ON CONFLICT(client) DO UPDATE SET turn = excluded.turn",
-                (client,),
-            )
+            turn = db.execute("SELECT COALESCE(MAX(turn), 0) + 1 FROM turns").fetchone()[0]
+            db.execute("INSERT INTO turns (client, turn) VALUES (?, ?) ON CONFLICT(client) DO UPDATE SET turn = "
+                       "excluded.turn", (client, turn))
+            if turn % 1000 == 0:  # clients long gone are forgotten (one back comes first, as a new one)
+                db.execute("DELETE FROM turns WHERE turn < ? AND client NOT IN (SELECT client FROM queue)",
+                           (turn - 1000,))
             out = self._update(db, job_id, lambda rec: claim(rec, index, attempt))
             if out is None:
                 return None

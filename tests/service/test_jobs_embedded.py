@@ -242,3 +242,21 @@ def test_settings_refuse_values_the_service_cannot_run_with(env: dict[str, str],
             mp.setenv(k, v)
         assert main(["serve", "--dry-run"]) == 2
     assert name in capsys.readouterr().err
+
+
+def test_embedded_queue_serves_the_clients_in_turn(tmp_path: Any) -> None:
+    """Client a queues three parts, then b one, then a another: b's part is taken second (a new
+    client goes before a's backlog), and a's parts keep their order."""
+    from service.jobs.model import new_record
+
+    s = Settings.from_env()
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    for job_id, client, parts in (("a1", "a", 3), ("b1", "b", 1), ("a2", "a", 1)):
+        store.create(new_record(job_id, {}, parts, store.now(), None, None, client))
+        for i in range(parts):
+            store.queue_put(job_id, i, 1, 0, client)
+    order = []
+    while (got := store.queue_take(lambda rec, i, a: "ok")) is not None:
+        order.append(f"{got[0]}:{got[1]}")
+    assert order == ["a1:0", "b1:0", "a1:1", "a1:2", "a2:0"], order
+    assert store.queue_depth() == 0
