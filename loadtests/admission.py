@@ -5,8 +5,8 @@
   (9,600 search-seconds each): how many are accepted (202) and refused (429);
 - backlog: A queues `--backlog` one-part jobs of 1 s, then client B one 100-iteration job: how
   long B waits for its answer (and how many of A's jobs finished meanwhile);
-- cancel (Redis): A cancels every job it has; how many parts still wait in Redis right after,
-  and how long a new job of B then takes;
+- cancel (Redis): A queues `--cancel-jobs` more jobs of 1 s and cancels every job it has: how
+  many parts still wait in Redis right after, and how long a new job of B then takes;
 - restarts (embedded): a 3 s job, and `kashgar serve` stopped (SIGTERM) and started again twice
   while it runs (same data directory): its end status and attempts.
 
@@ -109,7 +109,14 @@ def redis_depth(url: str) -> int:
     return int(conn.llen("rq:queue:kashgar")) + int(conn.hlen("kashgar:fair:parts"))
 
 
-def cancel_all(base: str, state: dict[str, Any], urls: list[str], redis_url: str, wait_s: float) -> dict[str, Any]:
+def cancel_all(base: str, state: dict[str, Any], urls: list[str], redis_url: str, wait_s: float,
+               more: int) -> dict[str, Any]:
+    """A queues `more` one-part jobs of 1 s, then cancels every job it has (`urls` too)."""
+    job = {"state": state, "time_ms": 1000, "parallel": 1, "mode": "async"}
+    for _ in range(more):
+        status, answer = call("POST", base + "/suggest", job, "10.9.0.1")
+        if status == 202:
+            urls = [*urls, answer["status_url"]]
     before = redis_depth(redis_url)
     t0 = time.monotonic()
     for u in urls:
@@ -153,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--backend", choices=("embedded", "redis"), default="embedded")
     ap.add_argument("--flood", type=int, default=None, help="big requests sent (default 1000 embedded, 500 Redis)")
     ap.add_argument("--backlog", type=int, default=20, help="1 s jobs A queues before B's")
+    ap.add_argument("--cancel-jobs", type=int, default=500, help="1 s jobs A queues, then cancels (Redis)")
     ap.add_argument("--wait-s", type=float, default=60.0, help="longest wait for B's job")
     ap.add_argument("--json", default=None, help="write the figures here too")
     args = ap.parse_args(argv)
@@ -177,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             out["flood"] = f
             b = backlog(web.url, state, args.backlog, args.wait_s)
             out["backlog"] = {k: v for k, v in b.items() if k != "urls"}
-            out["cancel"] = cancel_all(web.url, state, big + b["urls"], redis_server.url, args.wait_s)
+            out["cancel"] = cancel_all(web.url, state, big + b["urls"], redis_server.url, args.wait_s,
+                                       args.cancel_jobs)
     print(json.dumps(out, indent=2))
     if args.json:
         with open(args.json, "w") as fh:
