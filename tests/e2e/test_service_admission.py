@@ -165,6 +165,28 @@ def test_two_restarts_during_a_long_job_keep_its_attempts(state: dict[str, Any],
         assert status == 200 and earlier["status"] == "finished", earlier  # results outlive restarts
 
 
+def test_sigterm_lets_a_running_sync_search_answer(state: dict[str, Any], tmp_path: Path) -> None:
+    """SIGTERM to `kashgar serve` while a synchronous search runs: the server stops accepting,
+    and the search still answers 200 before the server exits."""
+    import signal
+    import threading
+
+    web = Gunicorn(env=dict(ENV), workers=1, log_dir=str(tmp_path)).start()
+    answers: list[tuple[int, Any]] = []
+    body = {"state": state, "time_ms": 1500, "mode": "sync"}
+    asking = threading.Thread(target=lambda: answers.append(http_json("POST", web.url + "/suggest", body)))
+    try:
+        asking.start()
+        time.sleep(0.7)  # the search is running
+        assert web.proc is not None
+        web.proc.popen.send_signal(signal.SIGTERM)
+        asking.join(20)
+        assert answers and answers[0][0] == 200 and answers[0][1]["iterations"] > 0, answers
+        assert web.proc.popen.wait(20) == 0
+    finally:
+        web.stop()
+
+
 # --------------------------------------------------------------------------------- Redis
 
 
