@@ -224,8 +224,7 @@ class Gunicorn:
     ) -> None:
         self.port = port or free_port()
         self.env = dict(env or {})
-        # a job store of its own (kept across restarts of this object), not the user's data directory
-        self.env.setdefault("KASHGAR_DATA_DIR", tempfile.mkdtemp(prefix="kashgar-data-"))
+        self._own_data: str | None = None  # the data directory made for this server, removed when it stops
         self.workers = workers
         self.log_dir = log_dir
         self.extra_args = extra_args or []
@@ -236,6 +235,8 @@ class Gunicorn:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> Gunicorn:
+        if "KASHGAR_DATA_DIR" not in self.env:  # a job store of its own, not the user's data directory
+            self._own_data = self.env["KASHGAR_DATA_DIR"] = tempfile.mkdtemp(prefix="kashgar-data-")
         argv = [
             sys.executable,
             "-m",
@@ -268,6 +269,10 @@ class Gunicorn:
         if self.proc is not None:
             self.proc.stop()
             self.proc = None
+        if self._own_data is not None:
+            shutil.rmtree(self._own_data, ignore_errors=True)
+            del self.env["KASHGAR_DATA_DIR"]
+            self._own_data = None
 
     def __enter__(self) -> Gunicorn:
         return self.start()

@@ -61,7 +61,7 @@ def overtaken_by(backlog: list[dict[str, Any]], job: dict[str, Any]) -> int:
 @pytest.fixture(scope="module")
 def embedded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
     logs = str(tmp_path_factory.mktemp("admission-logs"))
-    env = dict(ENV, KASHGAR_ASYNC_CLIENT_SECONDS="3.0", KASHGAR_RATE_LIMIT="40/second")
+    env = dict(ENV, KASHGAR_ASYNC_CLIENT_SECONDS="3.0")
     with Gunicorn(env=env, workers=1, log_dir=logs) as web:
         yield web
 
@@ -73,16 +73,18 @@ def test_a_flood_gets_429_while_another_client_is_served_first(embedded: Gunicor
     job = {"state": state, "time_ms": 500, "parallel": 1, "mode": "async"}
     accepted: list[str] = []
     refused: list[tuple[dict[str, Any], dict[str, str]]] = []
+    statuses = []
     for _ in range(12):
         headers: dict[str, str] = {}
         status, body = post(url, job, "10.0.0.1", headers)
+        statuses.append(status)
         if status == 202:
             accepted.append(body["status_url"])
         else:
             assert status == 429, body
             refused.append((body, headers))
-    # 6 x 0.5 s fit in 3 s, a 7th not (one or two may have finished while the flood was sent)
-    assert 6 <= len(accepted) <= 8 and len(refused) >= 4, (accepted, refused)
+    # 6 x 0.5 s fit in 3 s, a 7th not (a job that finished while the flood was sent frees its 0.5 s)
+    assert statuses[:6] == [202] * 6 and len(refused) >= 3, statuses
     body, headers = refused[0]
     assert body["error"] == "async_client_limit" and "retry" in body["message"], body
     assert int(headers["Retry-After"]) >= 1
@@ -96,18 +98,19 @@ def test_a_flood_gets_429_while_another_client_is_served_first(embedded: Gunicor
     assert post(url, job, "10.0.0.1")[0] == 202
 
 
-def test_health_is_never_limited(embedded: Gunicorn) -> None:
-    """Past its rate (40 a second), a client gets 429 `rate_limit`; /healthz, /readyz and
+def test_health_is_never_limited(tmp_path: Path) -> None:
+    """Past its rate (10 a minute), a client gets 429 `rate_limit`; /healthz, /readyz and
     /metrics answer it all the same."""
-    url = embedded.url
-    statuses = [http_json("GET", url + "/levels", headers=as_client("10.0.0.3"))[0] for _ in range(60)]
-    assert 429 in statuses and statuses[0] == 200, statuses
-    headers: dict[str, str] = {}
-    status, body = http_json("GET", url + "/levels", headers=as_client("10.0.0.3"), response_headers=headers)
-    assert status == 429 and body["error"] == "rate_limit" and int(headers["Retry-After"]) >= 1, body
-    for path in ("/healthz", "/readyz", "/metrics") * 20:
-        assert http_json("GET", url + path, headers=as_client("10.0.0.3"))[0] == 200, path
-    assert http_json("GET", url + "/levels", headers=as_client("10.0.0.4"))[0] == 200  # another client
+    with Gunicorn(env=dict(ENV, KASHGAR_RATE_LIMIT="10/minute"), workers=1, log_dir=str(tmp_path)) as web:
+        url = web.url
+        statuses = [http_json("GET", url + "/levels", headers=as_client("10.0.0.3"))[0] for _ in range(12)]
+        assert statuses == [200] * 10 + [429] * 2, statuses
+        headers: dict[str, str] = {}
+        status, body = http_json("GET", url + "/levels", headers=as_client("10.0.0.3"), response_headers=headers)
+        assert status == 429 and body["error"] == "rate_limit" and int(headers["Retry-After"]) >= 1, body
+        for path in ("/healthz", "/readyz", "/metrics") * 10:
+            assert http_json("GET", url + path, headers=as_client("10.0.0.3"))[0] == 200, path
+        assert http_json("GET", url + "/levels", headers=as_client("10.0.0.4"))[0] == 200  # another client
 
 
 def test_api_keys(state: dict[str, Any], tmp_path: Path) -> None:
@@ -141,10 +144,11 @@ def test_api_keys(state: dict[str, Any], tmp_path: Path) -> None:
 def test_two_restarts_during_a_long_job_keep_its_attempts(state: dict[str, Any], tmp_path: Path) -> None:
     """`kashgar serve` stopped (SIGTERM) twice while a job runs: each time the running part goes
     back to the queue with its attempt, the next server (same data directory) runs it, and the
-    job finishes on its first attempt, with no retry on record."""
+    job finishes on its first attempt, with no retry on record. (Two web processes: one searches,
+    the other answers the polls at once.)"""
     env = dict(ENV, KASHGAR_DATA_DIR=str(tmp_path / "data"))
-    body = {"state": state, "time_ms": 2500, "parallel": 1, "seed": 4, "mode": "async"}
-    with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as web:
+    body = {"state": state, "time_ms": 4000, "parallel": 1, "seed": 4, "mode": "async"}
+    with Gunicorn(env=env, workers=2, log_dir=str(tmp_path)) as web:
         status, small = http_json("POST", web.url + "/suggest", {"state": state, "iterations": 50, "mode": "async"})
         poll(web.url + small["status_url"], lambda j: j["status"] == "finished")
         status, accepted = http_json("POST", web.url + "/suggest", body)
@@ -152,12 +156,13 @@ def test_two_restarts_during_a_long_job_keep_its_attempts(state: dict[str, Any],
         path = accepted["status_url"]
         poll(web.url + path, lambda j: j["parts"][0]["status"] == "started", timeout=30)
     for _ in range(2):
-        with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as web:
+        with Gunicorn(env=env, workers=2, log_dir=str(tmp_path)) as web:
             status, job = http_json("GET", web.url + path)
-            assert status == 200 and job["parts"][0]["attempt"] == 1 and not job["parts"][0]["history"], job
+            assert status == 200 and job["status"] in ("queued", "started"), job  # handed back, not finished
+            assert job["parts"][0]["attempt"] == 1 and not job["parts"][0]["history"], job
             poll(web.url + path, lambda j: j["parts"][0]["status"] == "started", timeout=30)
             time.sleep(0.5)
-    with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as web:
+    with Gunicorn(env=env, workers=2, log_dir=str(tmp_path)) as web:
         job = poll(web.url + path, lambda j: j["status"] in TERMINAL, timeout=60)
         assert job["status"] == "finished" and job["parts"][0]["attempt"] == 1 and not job["retried"], job
         assert job["result"]["iterations"] > 0
