@@ -60,7 +60,8 @@ def gunicorn_argv(args: argparse.Namespace) -> list[str]:
 
 def check_environment(args: argparse.Namespace) -> None:
     """What the server would otherwise fail on in every process it starts, with a traceback (or, for
-    0 web workers, by listening and never answering): the settings, the Redis URL, the workers."""
+    0 web workers, by listening and never answering): the settings, the Redis URL, the workers,
+    the API keys file."""
     environ = dict(os.environ)
     if args.redis_url:
         environ["KASHGAR_REDIS_URL"] = args.redis_url
@@ -80,6 +81,12 @@ def check_environment(args: argparse.Namespace) -> None:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     args.cards = use_cards(args.cards, environ)
+    from service.clients import load_keys
+
+    try:
+        load_keys(settings)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:

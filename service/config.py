@@ -68,6 +68,29 @@ class Settings:
     table_pause_ms: int = 700
     #: Web origins whose pages may call the API from a browser (comma-separated; empty: no CORS).
     cors_origins: str = ""
+    #: Directory of the embedded job store when KASHGAR_JOBS_DB is unset (`kashgar serve`): jobs,
+    #: finished and queued, outlive a restart of the server. Unset: `$XDG_DATA_HOME/kashgar`
+    #: (`~/.local/share/kashgar`).
+    data_dir: str | None = None
+    #: Work in flight, in search-seconds (core-seconds: time_ms x parts, or iterations at
+    #: `admission_iterations_per_s`), per client and in total, synchronous and async (0: no limit).
+    #: Past one: 429 naming it, with Retry-After.
+    sync_client_seconds: float = 8.0
+    sync_total_seconds: float = 0.0
+    async_client_seconds: float = 3_600.0
+    async_total_seconds: float = 28_800.0
+    #: Iterations a core searches in a second, to count an iteration budget in search-seconds.
+    admission_iterations_per_s: float = 20_000.0
+    #: Requests per client (Flask-Limiter notation, e.g. "50/second;2000/minute"); empty: no limit.
+    #: Counted in Redis when KASHGAR_REDIS_URL is set, else per web process.
+    rate_limit: str = ""
+    #: API keys, comma-separated; set (or a keys file), every endpoint but /healthz, /readyz and
+    #: /metrics needs `Authorization: Bearer <key>`.
+    api_keys: str = ""
+    #: A TOML or JSON file of keys with per-key limits (`service/clients.py`).
+    api_keys_file: str = ""
+    #: Proxies in front of the server whose X-Forwarded-For is trusted (0: the peer address is the client).
+    trusted_proxies: int = 0
 
     def __post_init__(self) -> None:
         """Refuse values the service cannot run with, naming the variable (a heartbeat timeout of
@@ -135,7 +158,9 @@ def health_bind(environ: Mapping[str, str]) -> tuple[str, int] | None:
 
 # The least value of each number (1 unless named here): times in seconds may be fractions.
 MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
-                             "redis_timeout": 0.01, "table_pause_ms": 0}
+                             "redis_timeout": 0.01, "table_pause_ms": 0, "sync_client_seconds": 0,
+                             "sync_total_seconds": 0, "async_client_seconds": 0, "async_total_seconds": 0,
+                             "trusted_proxies": 0}
 
 
 def _convert(name: str, type_name: Any, raw: str) -> Any:

@@ -60,8 +60,9 @@ def prepare_environment() -> None:
         _MADE.extend(inherited)
         return
     if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
-        _MADE.append(tempfile.mkdtemp(prefix="kashgar-jobs-"))
-        os.environ["KASHGAR_JOBS_DB"] = os.path.join(_MADE[-1], "jobs.sqlite")
+        data = data_dir()
+        os.makedirs(data, exist_ok=True)
+        os.environ["KASHGAR_JOBS_DB"] = os.path.join(data, "jobs.sqlite")
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
@@ -83,6 +84,16 @@ def prepare_environment() -> None:
         os.environ["KASHGAR_TABLE_KEY"] = Fernet.generate_key().decode("ascii")
     if _MADE:
         os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
+
+
+def data_dir() -> str:
+    """Where the embedded job store lives, kept across restarts: KASHGAR_DATA_DIR, else
+    `$XDG_DATA_HOME/kashgar` (`~/.local/share/kashgar`)."""
+    explicit = os.environ.get("KASHGAR_DATA_DIR", "").strip()
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "kashgar")
 
 
 def health_address() -> tuple[str, int] | None:
@@ -215,6 +226,16 @@ def post_worker_init(worker: Any) -> None:
     manager = getattr(worker.wsgi, "extensions", {}).get("kashgar_jobs")
     if manager is not None:
         manager.start_reaper()
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """A web process stops (SIGTERM, a restart): its request answered, its embedded threads take
+    no more parts and hand the running ones back to the queue, with their attempts (another
+    process, or the server started next, runs them)."""
+    manager = getattr(worker.wsgi, "extensions", {}).get("kashgar_jobs")
+    stop = getattr(getattr(manager, "queue", None), "stop", None)
+    if stop is not None:
+        stop(timeout=max(1.0, float(server.cfg.graceful_timeout) - 5.0))
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -47,6 +47,8 @@ def test_serve_refuses_bad_options(argv: list[str], names: str, capsys: pytest.C
     ("KASHGAR_HEALTH_BIND", "0.0.0.0:0", "KASHGAR_HEALTH_BIND='0.0.0.0:0': want HOST:PORT"),
     ("KASHGAR_HEALTH_BIND", "0.0.0.0:70000", "KASHGAR_HEALTH_BIND"),
     ("KASHGAR_HEALTH_BIND", "[::]:8001", "an IPv4 address or a host name"),
+    ("KASHGAR_API_KEYS_FILE", "/no/such/keys.toml", "KASHGAR_API_KEYS_FILE='/no/such/keys.toml'"),
+    ("KASHGAR_ASYNC_CLIENT_SECONDS", "-1", "KASHGAR_ASYNC_CLIENT_SECONDS=-1.0: want a number >= 0"),
 ])
 def test_serve_refuses_a_bad_environment(variable: str, value: str, names: str, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
