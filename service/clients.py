@@ -28,6 +28,10 @@ from .errors import APIError
 
 #: Paths never asked for a key nor limited: probes and monitoring.
 OPEN_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+#: The web table's page and its files: static, they name nothing a key guards (the page sends the
+#: key it is given with its calls to /levels and /table/*).
+PAGE_PATHS = frozenset({"/", "/play"})
+PAGE_PREFIX = "/table/static/"
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,8 @@ def init_app(app: Flask, settings: Settings) -> None:
     @app.before_request
     def _identify() -> None:
         if request.path in OPEN_PATHS:
+            return
+        if keys and (request.path in PAGE_PATHS or request.path.startswith(PAGE_PREFIX)):
             return
         if not keys:
             g.kashgar_client = Client(f"addr:{request.remote_addr or 'unknown'}", settings.sync_client_seconds,

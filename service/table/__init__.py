@@ -63,7 +63,7 @@ def page() -> Response:
 
 @bp.post("/table/new")
 @operation("/table/new", "post", summary="A new game at the table", tag="table", request=TableNewRequest,
-           responses={200: ("The person's view and decisions, the bots' moves until then, the token.",
+           errors=(429,), responses={200: ("The person's view and decisions, the bots' moves until then, the token.",
                             TableResponse)})
 def new_table() -> Response:
     """Deal a game for the person (seat index 0) and 1 to 3 bots at the levels given; the bots
@@ -75,7 +75,7 @@ def new_table() -> Response:
 
 @bp.post("/table/move")
 @operation("/table/move", "post", summary="The person's decision at the table", tag="table",
-           request=TableMoveRequest, errors=(409,),
+           request=TableMoveRequest, errors=(409, 429),
            responses={200: ("The next view and decisions, the bots' moves until then, the next token.",
                             TableResponse)})
 def move() -> Response:
@@ -88,7 +88,7 @@ def move() -> Response:
 
 @bp.post("/table/hint")
 @operation("/table/hint", "post", summary="A level's suggestion for the person", tag="table",
-           request=TableHintRequest, errors=(409,),
+           request=TableHintRequest, errors=(409, 429),
            responses={200: ("The suggestion in words, its win chance and the next best alternatives.", TableHint)})
 def hint() -> Response:
     """What `level` would play in the person's place (the search of POST /suggest on their view)."""

@@ -12,8 +12,8 @@ from typing import Any
 
 import engine_ext
 
-from .. import engine, search
-from ..api.common import settings
+from .. import admission, clients, engine, search
+from ..api.common import manager, settings
 from ..api.rules import check_variant
 from ..api.suggest import resolve
 from ..errors import APIError
@@ -76,9 +76,11 @@ def fits_sync(level: str, ptr: str) -> None:
 
 
 def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
-    """The answer of POST /suggest for `view` at `level` (the same checks and search)."""
+    """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
+    client's synchronous search-seconds: past its limit, 429)."""
     spec, _, game = resolve(SuggestRequest(state=view, level=level, seed=seed, mode="sync"))
-    return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
+    with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
+        return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
 
 
 def _apply(table: Table, game: Any, text: str, player: int) -> dict[str, Any]:

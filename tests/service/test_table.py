@@ -235,3 +235,28 @@ def test_gunicorns_master_makes_one_key_for_its_web_processes(tmp_path: Any) -> 
         os.environ["KASHGAR_TABLE_KEY"] = KEY  # an operator's key is kept
         gunicorn_conf.prepare_environment()
         assert os.environ["KASHGAR_TABLE_KEY"] == KEY
+
+
+def test_with_api_keys_the_page_is_open_and_its_calls_need_a_key() -> None:
+    app = create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY, "table_pause_ms": 0,
+                      "api_keys": "k-table"})
+    client = app.test_client()
+    assert client.get("/").status_code == 200
+    assert client.get("/table/static/table.js").status_code == 200
+    assert client.get("/levels").status_code == 401
+    assert client.post("/table/new", json={"levels": ["novice"], "seed": 3}).status_code == 401
+    wrong = client.post("/table/new", json={"levels": ["novice"], "seed": 3}, headers={"Authorization": "Bearer no"})
+    assert wrong.status_code == 403
+    ok = client.post("/table/new", json={"levels": ["novice"], "seed": 3}, headers={"Authorization": "Bearer k-table"})
+    assert ok.status_code == 200 and ok.get_json()["token"]
+
+
+def test_the_tables_searches_count_against_the_clients_sync_limit() -> None:
+    app = create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY, "table_pause_ms": 0,
+                      "sync_client_seconds": 0.01})
+    client = app.test_client()
+    status, body = post(client, "/table/new", {"levels": ["novice"], "seed": 5})
+    assert status == 200, body
+    resp = client.post("/table/hint", json={"token": body["token"], "level": "master"})
+    assert resp.status_code == 429 and resp.get_json()["error"] == "sync_client_limit"
+    assert resp.headers["Retry-After"]

@@ -21,10 +21,24 @@
   }
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+  // A server with API keys asks for one (401/403): the person types it once, the tab keeps it.
+  function authHeaders() {
+    const key = ($("api-key").value || sessionStorage.getItem("kashgarKey") || "").trim();
+    if (key) sessionStorage.setItem("kashgarKey", key);
+    return key ? { Authorization: `Bearer ${key}` } : {};
+  }
+  function needKey(resp) {
+    if (resp.status === 401 || resp.status === 403) {
+      $("api-key-row").hidden = false;
+      sessionStorage.removeItem("kashgarKey");
+    }
+  }
+
   async function call(path, body) {
     const resp = await fetch(path, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      method: "POST", headers: { "Content-Type": "application/json", ...authHeaders() }, body: JSON.stringify(body),
     });
+    needKey(resp);
     let data = {};
     try { data = await resp.json(); } catch (e) { data = {}; }
     if (!resp.ok) throw new Error(data.message ? `${data.message}${data.pointer ? ` (${data.pointer})` : ""}` : `HTTP ${resp.status}`);
@@ -58,7 +72,9 @@
   }
 
   async function loadLevels() {
-    const resp = await fetch("/levels");
+    const resp = await fetch("/levels", { headers: authHeaders() });
+    needKey(resp);
+    if (!resp.ok) throw new Error(resp.status === 401 || resp.status === 403 ? "this server needs an API key" : `HTTP ${resp.status}`);
     const data = await resp.json();
     state.levels = data.levels || [];
     state.defaultLevel = data.default;
@@ -70,6 +86,9 @@
   async function start(ev) {
     ev.preventDefault();
     $("setup-error").textContent = "";
+    if (!state.levels.length) {
+      try { await loadLevels(); } catch (e) { $("setup-error").textContent = `Could not read the levels: ${e.message}`; return; }
+    }
     const levels = [...$("bot-levels").querySelectorAll("select")].map((s) => s.value);
     const body = { levels };
     if ($("variant").value === "all") body.variant = "all";
