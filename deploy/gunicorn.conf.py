@@ -26,6 +26,7 @@ from service.gunicorn_conf import (  # noqa: F401 - gunicorn reads these names
     timeout,
     when_ready,
     worker_class,
+    worker_exit,
     workers,
     wsgi_app,
 )

@@ -50,6 +50,7 @@ def compiled_available() -> bool:
     return True
 
 
+@lru_cache(maxsize=1)
 def _default_compiled() -> bool:
     if os.environ.get("KASHGAR_NO_EXTENSIONS"):
         return False
@@ -66,7 +67,7 @@ def get_engine(compiled: bool | None = None, data: CardData | None = None) -> En
     return Engine(load_core(use), data or carddata.default())
 
 
-COMPILED: bool = get_engine().COMPILED
+COMPILED: bool = _default_compiled()  # (the card data is read at first use: a wrong KASHGAR_CARDS is its error)
 
 
 def new_game(players: int = 2, seed: int = 0, variant: Any = None, turn_limit: int = 400) -> Game:

@@ -7,9 +7,13 @@ legality check needs.
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import tomllib
@@ -42,7 +46,20 @@ if core_disagrees():  # pragma: no cover - a build out of step with its tables
 
 
 class CardDataError(ValueError):
-    """The card data file is wrong; the message names the card and the step."""
+    """The card data file is wrong; the message names the card (or contract), the field and, read
+    from a file, its line: `table` ("card" or "contract"), `index` (its place among them), `field`
+    and `line` (1-based; 0: not known) say where."""
+
+    def __init__(self, message: str, table: str = "", index: int = -1, field: str = "", line: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.table = table
+        self.index = index
+        self.field = field
+        self.line = line
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.message, self.table, self.index, self.field, self.line))
 
 
 @dataclass(frozen=True)
@@ -92,6 +109,8 @@ class CardData:
     card_kind: list[int] = field(default_factory=list)  # card instance id -> kind index
     ids_by_kind: dict[int, list[int]] = field(default_factory=dict)
     tables: dict[str, Any] = field(default_factory=dict)
+    path: str = ""  # the file it was read from ("" : the package's own, or a text)
+    sha256: str = ""  # of the file's text (UTF-8), to tell one card file from another
 
     @cached_property
     def core_rules(self) -> C.Rules:
@@ -133,39 +152,97 @@ def _action_cost(steps: list[tuple[int, int, int, int]]) -> tuple[list[int], int
     return cost, minmask, minimum, trade
 
 
+CARD_FIELDS: dict[str, tuple[type, ...]] = {
+    "slug": (str,), "name": (str,), "english": (str,), "deck": (str,), "copies": (int,), "vp": (int, str),
+    "bang": (bool,), "rank": (int,), "caravan": (list,), "parting": (list,), "source": (str,)}
+CARD_REQUIRED = ("slug", "name", "deck", "copies", "vp", "source")
+CONTRACT_FIELDS: dict[str, tuple[type, ...]] = {
+    "number": (int,), "kind": (str,), "vp": (int,), "mules": (int,), "cost": (dict,), "payout": (dict,),
+    "source": (str,)}
+CONTRACT_REQUIRED = ("number", "kind", "vp", "mules", "source")
+
+
+def _typed(row: dict[str, Any], fields: dict[str, tuple[type, ...]], required: tuple[str, ...],
+           fail: Any) -> None:
+    """Every field of a card or contract known, of its type, the required ones there."""
+    for key in required:
+        if key not in row:
+            fail(key, f"missing {key!r}")
+    for key, value in row.items():
+        if key not in fields:
+            fail(key, f"unknown field {key!r} (the fields are: {', '.join(fields)})")
+        types = fields[key]
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            fail(key, f"{key} must be {' or '.join(_TYPE_WORDS[t] for t in types)}, not {value!r}")
+
+
+_TYPE_WORDS = {str: "a string", int: "a whole number", bool: "true or false", list: "a list", dict: "a table"}
+
+
+def _steps(value: Any, fail: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        fail(key, f"{key}: an action is a list of steps, each a string, not {value!r}")
+    return tuple(value)
+
+
 def parse(doc: dict[str, Any]) -> CardData:
+    """The card data of a card file's TOML; CardDataError names the card or contract and the field
+    (its `table`, `index` and `field`: `load_text` adds the line)."""
     kinds: list[CardKind] = []
     seen: set[str] = set()
-    for i, row in enumerate(doc.get("card", [])):
+    cards = doc.get("card", [])
+    if not isinstance(cards, list):
+        raise CardDataError("the cards are [[card]] tables")
+    for i, row in enumerate(cards):
         where = f"card {row.get('slug', i)!r}"
-        for key in ("slug", "name", "deck", "copies", "vp", "source"):
-            if key not in row:
-                raise CardDataError(f"{where}: missing {key!r}")
+
+        def fail(key: str, message: str, where: str = where, i: int = i) -> None:
+            raise CardDataError(f"{where}, field {key!r}: {message}", "card", i, key)
+
+        _typed(row, CARD_FIELDS, CARD_REQUIRED, fail)
+        if not row["slug"] or not row["slug"].replace("_", "").isalnum() or row["slug"] != row["slug"].lower():
+            fail("slug", "a slug is lower-case letters, digits and _")
         if row["slug"] in seen:
-            raise CardDataError(f"{where}: duplicate slug")
+            fail("slug", "duplicate slug")
         seen.add(row["slug"])
         if row["deck"] not in DECKS:
-            raise CardDataError(f"{where}: unknown deck {row['deck']!r}")
-        if not (isinstance(row["vp"], int) or row["vp"] == "wheat"):
-            raise CardDataError(f"{where}: vp must be a number or 'wheat'")
+            fail("deck", f"unknown deck {row['deck']!r} (decks: {', '.join(DECKS)})")
+        if row["copies"] < 0:
+            fail("copies", "copies must be 0 or more")
+        if isinstance(row["vp"], str) and row["vp"] != "wheat":
+            fail("vp", "vp must be a number or 'wheat'")
         caravan = row.get("caravan", [])
         if len(caravan) > 2:
-            raise CardDataError(f"{where}: at most two caravan actions")
-        actions: list[tuple[str, ...] | None] = [tuple(a) for a in caravan] + [None] * (2 - len(caravan))
-        actions.append(tuple(row["parting"]) if "parting" in row else None)
+            fail("caravan", "at most two caravan actions")
+        actions: list[tuple[str, ...] | None] = [_steps(a, fail, "caravan") for a in caravan]
+        actions += [None] * (2 - len(caravan))
+        actions.append(_steps(row["parting"], fail, "parting") if "parting" in row else None)
         kinds.append(CardKind(len(kinds), row["slug"], row["name"], row.get("english", ""), row["deck"],
                               int(row["copies"]), row["vp"], bool(row.get("bang", False)),
                               int(row.get("rank", 0)), tuple(actions), row["source"]))
     contracts: list[Contract] = []
-    for i, row in enumerate(doc.get("contract", [])):
-        where = f"contract {row.get('number', i)}"
-        if row.get("number") != i + 1:
-            raise CardDataError(f"{where}: contracts must be numbered 1..40 in order")
-        if row.get("kind") not in CONTRACT_KINDS:
-            raise CardDataError(f"{where}: unknown kind {row.get('kind')!r}")
-        for res in list(row.get("cost", {})) + list(row.get("payout", {})):
-            if res not in RES_INDEX:
-                raise CardDataError(f"{where}: unknown resource {res!r}")
+    rows = doc.get("contract", [])
+    if not isinstance(rows, list):
+        raise CardDataError("the contracts are [[contract]] tables")
+    for i, row in enumerate(rows):
+        where = f"contract {row.get('number', i + 1)}"
+
+        def cfail(key: str, message: str, where: str = where, i: int = i) -> None:
+            raise CardDataError(f"{where}, field {key!r}: {message}", "contract", i, key)
+
+        _typed(row, CONTRACT_FIELDS, CONTRACT_REQUIRED, cfail)
+        if row["number"] != i + 1:
+            cfail("number", f"contracts must be numbered 1..{C.NCON} in order (this one is number {i + 1})")
+        if row["kind"] not in CONTRACT_KINDS:
+            cfail("kind", f"unknown kind {row['kind']!r} (kinds: {', '.join(CONTRACT_KINDS)})")
+        for key in ("cost", "payout"):
+            for res, n in row.get(key, {}).items():
+                if res not in RES_INDEX:
+                    cfail(key, f"unknown resource {res!r}")
+                if not isinstance(n, int) or isinstance(n, bool) or not 0 <= n <= 9:
+                    cfail(key, f"{res} must be a number 0..9, not {n!r}")
+        if len(row.get("payout", {})) > 1:
+            cfail("payout", "a contract pays one resource")
         contracts.append(Contract(row["number"], row["kind"], int(row["vp"]), int(row["mules"]),
                                   dict(row.get("cost", {})), dict(row.get("payout", {})), row["source"]))
     data = CardData(kinds, contracts, {k.slug: k for k in kinds})
@@ -192,7 +269,11 @@ def _build_tables(data: CardData) -> None:
             if action is None:
                 kact.append(-1)
                 continue
-            steps = [compile_step(s, f"card {k.slug!r} action {SLOTS[slot]}") for s in action]
+            key = "parting" if slot == 2 else "caravan"
+            try:
+                steps = [compile_step(s, f"card {k.slug!r}, field {key!r}, action {SLOTS[slot]}") for s in action]
+            except CardDataError as e:
+                raise CardDataError(e.message, "card", k.index, key) from None
             kact.append(len(a_start))
             a_start.append(len(ops) // 4)
             a_len.append(len(steps))
@@ -235,12 +316,76 @@ def _build_tables(data: CardData) -> None:
     }
 
 
-def load_text(text: str) -> CardData:
-    return parse(tomllib.loads(text))
+def load_text(text: str, path: str = "") -> CardData:
+    """The card data of a card file's text; CardDataError names the card, the field and the line
+    (`path`, when given, heads the message)."""
+    head = f"{path}: " if path else ""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise CardDataError(f"{head}not TOML: {e}") from None
+    try:
+        data = parse(doc)
+    except CardDataError as e:
+        line = line_of(text, e.table, e.index, e.field)
+        at = f"line {line}: " if line else ""
+        raise CardDataError(f"{head}{at}{e.message}", e.table, e.index, e.field, line) from None
+    data.path = path
+    data.sha256 = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return data
+
+
+_HEADER = re.compile(r"^\[\[?\s*[A-Za-z0-9_.-]+\s*\]\]?\s*(#.*)?$")  # a table's header line (bare keys)
+
+
+def line_of(text: str, table: str, index: int, field: str = "") -> int:
+    """The line (from 1) of `field` in the `index`-th `[[table]]` of a card file's text (tomllib
+    gives no line numbers): the field's `key =` line in that table, else the table's header; 0 when
+    not found."""
+    if not table or index < 0:
+        return 0
+    header = f"[[{table}]]"
+    seen = -1
+    start = 0
+    lines = text.splitlines()
+    for n, raw in enumerate(lines, 1):
+        stripped = raw.strip()
+        if _HEADER.match(stripped):
+            if seen == index:
+                break  # the next table: the field is not in this one
+            if stripped.split("#", 1)[0].replace(" ", "") == header:
+                seen += 1
+                if seen == index:
+                    start = n
+            continue
+        if seen == index and field and stripped.split("=", 1)[0].strip() == field and "=" in stripped:
+            return n
+    return start
+
+
+CARDS_ENV = "KASHGAR_CARDS"  # the path of another card file to play with (the schema of data/cards.toml)
+
+
+def load_file(path: str) -> CardData:
+    """The card data of the file at `path` (CardDataError: unreadable, or wrong, named by line)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise CardDataError(f"{path}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    return load_text(text, str(Path(path).resolve()))
+
+
+def packaged() -> CardData:
+    """The card data shipped in the package (engine_ext/data/cards.toml)."""
+    res = resources.files("engine_ext").joinpath("data/cards.toml")
+    data = load_text(res.read_text(encoding="utf-8"), str(res))
+    return data
 
 
 @lru_cache(maxsize=1)
 def default() -> CardData:
-    """The card data shipped in the package."""
-    text = resources.files("engine_ext").joinpath("data/cards.toml").read_text(encoding="utf-8")
-    return load_text(text)
+    """The card data this process plays with: the file `KASHGAR_CARDS` names, else the package's.
+    Read once; every process started with the same environment (web processes, search processes,
+    RQ workers) reads the same file."""
+    path = os.environ.get(CARDS_ENV, "").strip()
+    return load_file(path) if path else packaged()

@@ -9,7 +9,8 @@ table below gives, per step, its opcode, its arguments, what it does, and its wo
   (opcode, a, b, c; `Rules.ops`);
 * `waits` and `reads_reg` (used by `program`): where an action's program stops for a decision,
   and which steps read the resource chosen last (`$`);
-* the words of `kashgar play` (`kashgar_cli/play_text.py`), from `says` and the arguments' words;
+* the words of the API, `kashgar play` and the web page (`engine_ext/words.py`), from `says` and the
+  arguments' words;
 * `reference()`: the language as text (`python -c 'import engine_ext.steps as s; print(s.reference())'`).
 
 The core (`engine_ext/core.py`, run interpreted and compiled) keeps its own C constants `OP_<STEP>`
@@ -115,7 +116,7 @@ class Step:
     opcode: int  # the core's OP_<NAME>
     args: tuple[Arg, ...]
     does: str  # what it does (the reference for the card file)
-    says: str  # in a game's words: a template over the arguments' fields (see kashgar_cli/play_text.py)
+    says: str  # in a game's words: a template over the arguments' fields (see engine_ext/words.py)
     waits: tuple[int, ...] = ()  # the decisions (P_*) it can stop the program with
 
     def syntax(self) -> str:
@@ -158,10 +159,10 @@ STEPS: tuple[Step, ...] = (
          "choose {MASK}{k}{not}", (C.P_CHOOSE,)),
     Step("draw", 5, (Arg("DECK", DECK, 0, decks=("standard", "special")), _n("k", 1, AMOUNT),
                      Arg("front", FLAGS, 2, optional=True, flags=(Flag("front", 1, "kept at the front",
-                                                                       "to the front"),))),
+                                                                       "at the front"),))),
          "draw k Standard or Special cards, keep 1 of them in this caravan (at the back; with front, at "
          "the front), the others go to the discard pile (Standard) or under their deck (Special)",
-         "draw {k:count} from the {DECK} deck, keep 1{front}", (C.P_KEEP,)),
+         "draw {k:cards} and keep one{front}", (C.P_KEEP,)),
     Step("fulfil", 6, (Arg("modifiers", FLAGS, 0, optional=True, flags=FULFIL_FLAGS),),
          "fulfil one face-up contract (the player may decline); the modifiers: "
          + "; ".join(f"{f.word}: {f.does}" for f in FULFIL_FLAGS),

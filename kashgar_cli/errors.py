@@ -144,6 +144,22 @@ def input_file(path: str) -> str:
     return path
 
 
+def use_cards(given: str | None, environ: Mapping[str, str], option: str = "argument --cards") -> str | None:
+    """The card file a server or worker is to play with: `given` (`--cards`), else KASHGAR_CARDS;
+    checked before anything starts (`CliError` naming the card, the field and the line), and its
+    absolute path returned (None: the package's), for KASHGAR_CARDS of every process it starts."""
+    path = given or environ.get("KASHGAR_CARDS", "").strip()
+    if not path:
+        return None
+    from engine_ext.carddata import CardDataError, load_file
+
+    try:
+        load_file(path)
+    except CardDataError as exc:
+        raise CliError(f"{option if given else 'KASHGAR_CARDS'}: {exc.message}") from None
+    return os.path.abspath(path)
+
+
 def service_settings(environ: Mapping[str, str]) -> Settings:
     """The service's settings from `environ` (`Settings.from_env`), or `CliError` naming the
     `KASHGAR_*` variable it cannot read, before a server or worker starts on them."""

@@ -27,6 +27,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.serve",
     "kashgar_cli.worker",
     "kashgar_cli.play",
+    "kashgar_cli.replay",
     "kashgar_cli.suggest",
 ]
 

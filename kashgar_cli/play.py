@@ -8,10 +8,13 @@ import random
 import secrets
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from kashgar_cli.errors import CliError, error_line
-from kashgar_cli.play_text import CardText
+from kashgar_cli.errors import OUT_HELP, CliError, error_line, output_file
+
+if TYPE_CHECKING:
+    from engine_ext.record import Recorder
+    from engine_ext.words import Words
 
 RESOURCES = ("ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules")
 MAX_EVENTS = 12  # events shown after a decision
@@ -32,6 +35,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--url", default=None, help="play through a running service instead of in-process")
     p.add_argument("--auto", action="store_true", help="a random player takes your seat (demo)")
     p.add_argument("--max-decisions", type=int, default=0, help="stop after this many decisions (0: play on)")
+    p.add_argument("--record", default=None, metavar="FILE", type=output_file,
+                   help="write the game record (JSON) to FILE when the game ends or you quit; "
+                   "replay it with `kashgar replay FILE`" + OUT_HELP)
     p.set_defaults(func=run)
 
 
@@ -133,18 +139,43 @@ class RemoteTable(Table):
         return [str(lv["name"]) for lv in self.api.levels()]
 
 
-def render(state: dict[str, Any], me: int, out: TextIO, words: CardText) -> None:
-    out.write(f"\n=== turn {state.get('turn')}  (player {state.get('turn_player')} to play) ===\n")
+def unseen_choice(state: dict[str, Any], seat: int) -> bool:
+    """Whether the seat to move chooses among cards it drew that `seat` has not seen (its Special
+    draws, the contracts it drew): what it keeps is not for `seat` to read."""
+    import engine_ext
+
+    try:
+        return bool(engine_ext.from_json(state).hidden_from(seat))
+    except (engine_ext.StateError, ValueError):
+        return False
+
+
+def seat_names(players: int, me: int) -> list[str]:
+    """How `kashgar play` names the seats: "you" and "bot N" (N: the seat's number)."""
+    return ["you" if i == me else f"bot {i}" for i in range(players)]
+
+
+def scores(vp: list[int], names: list[str]) -> str:
+    """Every seat's VP in one line."""
+    return "VP: " + ", ".join(f"{name} {points}" for name, points in zip(names, vp, strict=False))
+
+
+def render(state: dict[str, Any], me: int, out: TextIO, words: Words, vp: list[int] | None = None) -> None:
+    names = seat_names(len(state.get("seats", [])), me)
+    tp = state.get("turn_player")
+    who = names[tp] if isinstance(tp, int) and 0 <= tp < len(names) else f"seat {tp}"
+    out.write(f"\n=== turn {state.get('turn')}  ({who} to play) ===\n")
+    if vp:
+        out.write(f"{scores(vp, names)}\n")
     out.write("contracts on display:\n")
     for number in state.get("display") or []:
         out.write(f"    {words.contract(number)}\n")
     for i, seat in enumerate(state.get("seats", [])):
         res = seat.get("resources", {})
         line = " ".join(f"{r[:3]}={res.get(r, 0)}" for r in RESOURCES)
-        who = "you" if i == me else f"bot {i}"
-        out.write(f"  [{who:>5}] {line}  contracts={seat.get('contracts')}\n")
+        out.write(f"  [{names[i]:>5}] {line}  contracts={seat.get('contracts')}\n")
         for c, caravan in enumerate(seat.get("caravans", [])):
-            out.write(f"          c{c}: {' < '.join(caravan)}\n")
+            out.write(f"          caravan {c + 1} (c{c}): {' < '.join(words.name(slug) for slug in caravan)}\n")
 
 
 def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, hint: Callable[[], str],
@@ -171,6 +202,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
          err: TextIO | None = None) -> int:
     """Play the game on `out`; a bad option is one line on `err` (default `out`) and status 2."""
     import engine_ext
+    from engine_ext.words import HIDDEN_CHOICE, Words
 
     def refuse(problem: str) -> int:
         (err or out).write(error_line("play", problem) + "\n")
@@ -187,56 +219,87 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
     if args.level not in names:
         return refuse(f"unknown level {args.level!r}; levels: {', '.join(names)}")
     rng = random.Random(seed)
-    words = CardText(table.cards())
+    words = Words(table.cards())
     state = table.new(args.players, seed)
+    seats = seat_names(args.players, args.seat)
+    again = f"(the deal's seed was {seed}: play it again with --seed {seed})"
+    recorder = new_recorder(args, seed, seats) if getattr(args, "record", None) else None
     decisions = 0
-    while True:
-        info = table.legal(state)
-        if info["is_terminal"]:
-            render(state, args.seat, out, words)
-            vp = info.get("vp") or []
-            out.write(
-                f"game over: VP {vp}; winner: player {info['winner']}"
-                f"{' (you!)' if info['winner'] == args.seat and not args.auto else ''}\n"
-                f"(the deal's seed was {seed}: play it again with --seed {seed})\n"
-            )
-            return 0
-        if args.max_decisions and decisions >= args.max_decisions:
-            out.write(f"stopped after {decisions} decisions\n")
-            return 0
-        player = info["current_player"]
-        if player == args.seat and not args.auto:
-            render(state, args.seat, out, words)
-
-            def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
-                a = table.suggest(st, p, args.level, (seed + k) % engine_ext.SEEDS)
-                what = words.decision(a.get("decision") or {}, st, p)
-                chance = a.get("win_prob")
-                odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
-                return f"{a['decision_text']}{' (' + what + ')' if what else ''}{odds}"
-
-            def describe(d: dict[str, Any], st: dict[str, Any] = state, p: int = player) -> str:
-                return words.decision(d, st, p)
-
-            text = choose(info["legal"], ask, out, hint, describe)
-            if text is None:
-                out.write("bye\n")
+    shown_turn = -1
+    try:
+        while True:
+            info = table.legal(state)
+            vp = list(info.get("vp") or [])
+            if info["is_terminal"]:
+                render(state, args.seat, out, words, vp)
+                winner = seats[info["winner"]] if 0 <= info["winner"] < len(seats) else "nobody"
+                out.write(f"game over: {scores(vp, seats)}; winner: {winner}"
+                          f"{' (you!)' if info['winner'] == args.seat and not args.auto else ''}\n{again}\n")
                 return 0
-        elif player == args.seat:
-            text = rng.choice(info["legal"])["text"]
-            out.write(f"you (auto): {text}\n")
-        else:
-            answer = table.suggest(state, player, args.level, (seed * 7919 + decisions) % engine_ext.SEEDS)
-            text = answer["decision_text"]
-            out.write(f"bot {player} ({args.level}): {text}\n")
-        result = table.apply(state, text, args.seat)
-        state = result["state"]
-        events = result.get("events", [])
-        for event in events[:MAX_EVENTS]:
-            out.write(f"    · {words.event(event)}\n")
-        if len(events) > MAX_EVENTS:
-            out.write(f"    · ... and {len(events) - MAX_EVENTS} more\n")
-        decisions += 1
+            if args.max_decisions and decisions >= args.max_decisions:
+                out.write(f"stopped after {decisions} decisions {again}\n")
+                return 0
+            if state.get("turn") != shown_turn:  # every seat's VP once a turn
+                shown_turn = state.get("turn", -1)
+                out.write(f"-- turn {shown_turn}: {seats[state.get('turn_player', 0)]} to play; {scores(vp, seats)}\n")
+            player = info["current_player"]
+            if player == args.seat and not args.auto:
+                render(state, args.seat, out, words, vp)
+
+                def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
+                    a = table.suggest(st, p, args.level, (seed + k) % engine_ext.SEEDS)
+                    what = words.decision(a.get("decision") or a["decision_text"], st)
+                    chance = a.get("win_prob")
+                    odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
+                    return f"{a['decision_text']}{' (' + what + ')' if what else ''}{odds}"
+
+                def describe(d: dict[str, Any], st: dict[str, Any] = state) -> str:
+                    return words.decision(d, st)
+
+                text = choose(info["legal"], ask, out, hint, describe)
+                if text is None:
+                    out.write(f"bye {again}\n")
+                    return 0
+            elif player == args.seat:
+                text = rng.choice(info["legal"])["text"]
+                out.write(f"you (auto): {words.decision(text, state)}\n")
+            else:
+                answer = table.suggest(state, player, args.level, (seed * 7919 + decisions) % engine_ext.SEEDS)
+                text = answer["decision_text"]
+                did = HIDDEN_CHOICE if unseen_choice(state, args.seat) else (
+                    words.decision(text, state))
+                out.write(f"{seats[player]} ({args.level}): {did}\n")
+            result = table.apply(state, text, args.seat)
+            if recorder is not None:
+                recorder.add(text)
+            state = result["state"]
+            events = result.get("events", [])
+            for event in events[:MAX_EVENTS]:
+                out.write(f"    · {words.event(event, seats)}\n")
+            if len(events) > MAX_EVENTS:
+                out.write(f"    · ... and {len(events) - MAX_EVENTS} more\n")
+            decisions += 1
+    except (EOFError, KeyboardInterrupt):
+        out.write(f"\nbye {again}\n")
+        return 0
+    finally:
+        if recorder is not None:
+            from engine_ext.record import save
+
+            save(recorder.record, args.record)
+            out.write(f"game record ({len(recorder.record['moves'])} moves) written to {args.record}\n")
+
+
+def new_recorder(args: argparse.Namespace, seed: int, seats: list[str]) -> Recorder:
+    """The record of the game `play` deals (its decisions are added as they are played): on this
+    machine's engine, whose events it records in full."""
+    import engine_ext
+    from engine_ext.record import Recorder
+
+    levels = [None if p == args.seat and not args.auto else ("random" if p == args.seat else args.level)
+              for p in range(args.players)]
+    return Recorder(engine_ext.new_game(players=args.players, seed=seed), seed=seed,
+                    seats=[{"seat": p, "name": seats[p], "level": levels[p]} for p in range(args.players)])
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from kashgar_cli.errors import CliError, check_redis_url, port_number, positive_int, service_settings
+from kashgar_cli.errors import CliError, check_redis_url, port_number, positive_int, service_settings, use_cards
 
 
 def register(subparsers: Any) -> None:
@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--timeout", type=positive_int, default=None, help="gunicorn worker timeout in seconds")
     p.add_argument("--redis-url", default=None, help="Redis URL for async searches (sets KASHGAR_REDIS_URL)")
+    p.add_argument("--cards", default=None, metavar="PATH",
+                   help="play with this card file (sets KASHGAR_CARDS; the schema of engine_ext/data/cards.toml, "
+                   "see docs/cards.md)")
     p.add_argument("--dry-run", action="store_true", help="print the gunicorn command and exit")
     p.set_defaults(func=run)
 
@@ -57,7 +60,8 @@ def gunicorn_argv(args: argparse.Namespace) -> list[str]:
 
 def check_environment(args: argparse.Namespace) -> None:
     """What the server would otherwise fail on in every process it starts, with a traceback (or, for
-    0 web workers, by listening and never answering): the settings, the Redis URL, the workers."""
+    0 web workers, by listening and never answering): the settings, the Redis URL, the workers,
+    the API keys file."""
     environ = dict(os.environ)
     if args.redis_url:
         environ["KASHGAR_REDIS_URL"] = args.redis_url
@@ -76,6 +80,13 @@ def check_environment(args: argparse.Namespace) -> None:
         health_bind(environ)
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    args.cards = use_cards(args.cards, environ)
+    from service.clients import load_keys
+
+    try:
+        load_keys(settings)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     argv = gunicorn_argv(args)
     if args.redis_url:
         os.environ["KASHGAR_REDIS_URL"] = args.redis_url
+    if args.cards:
+        os.environ["KASHGAR_CARDS"] = args.cards
     if args.dry_run:
         print(" ".join(argv))
         return 0

@@ -52,6 +52,7 @@ def check_budget(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import engine_ext
     from bots.suggest import analyse_state
+    from service.engine import describe_answer
 
     check_budget(args)
     try:
@@ -71,15 +72,18 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc.args[0] if exc.args else exc)) from None
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    answer = describe_answer(dict(answer), engine_ext.from_json(doc))
     if args.json:
         print(json.dumps(answer, indent=2))
         return 0
-    print(f"{answer['decision_text']}  (level {answer['level']}, {answer['iterations']} iterations, "
+    print(f"{answer['decision_text']}: {answer['description']}  (level {answer['level']}, "
+          f"{answer['iterations']} iterations, "
           f"{answer['elapsed_ms']:.0f} ms, seed {answer['seed']})")
     for alt in answer["alternatives"]:
         win = alt.get("win_prob")
         vp = alt.get("expected_vp")
         print(f"  {alt['decision_text']:<28} visits {alt['visits']:>7}"
-              f"  win {'-' if win is None else f'{win:.3f}'}  VP {'-' if vp is None else f'{vp:.2f}'}")
+              f"  win {'-' if win is None else f'{win:.3f}'}  VP {'-' if vp is None else f'{vp:.2f}'}"
+              f"  {alt['description']}")
     print("line: " + " | ".join(answer.get("line") or []))
     return 0

@@ -8,7 +8,7 @@ import argparse
 import os
 from typing import Any
 
-from kashgar_cli.errors import CliError, check_redis_url, float_above, service_settings
+from kashgar_cli.errors import CliError, check_redis_url, float_above, service_settings, use_cards
 
 
 def register(subparsers: Any) -> None:
@@ -25,6 +25,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--simple", action="store_true", help="run jobs in the worker process itself (rq SimpleWorker; no fork per job)"
     )
+    p.add_argument("--cards", default=None, metavar="PATH",
+                   help="play with this card file (sets KASHGAR_CARDS): the same as the web processes'")
     p.add_argument("--no-reaper", action="store_true", help="do not look for parts of dead workers")
     p.add_argument("--reconnect-timeout", type=float_above(0), default=300.0,
                    help="seconds to wait for Redis, at start or after losing it, before exiting (default 300)")
@@ -45,6 +47,9 @@ def run(args: argparse.Namespace) -> int:
     if not settings.redis_url:
         raise CliError("set --url or KASHGAR_REDIS_URL")
     check_redis_url(settings.redis_url, "argument --url" if args.url else "KASHGAR_REDIS_URL")
+    cards = use_cards(args.cards, environ)
+    if cards:
+        os.environ["KASHGAR_CARDS"] = cards
     if args.url:
         os.environ["KASHGAR_REDIS_URL"] = args.url
     if args.queue:

@@ -49,16 +49,25 @@ def wait_until(predicate: Any, timeout: float, interval: float = 0.05, what: str
     raise TimeoutError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
 
 
-def http_json(method: str, url: str, body: Any = None, timeout: float = 30.0) -> tuple[int, Any]:
+def http_json(method: str, url: str, body: Any = None, timeout: float = 30.0,
+              headers: Mapping[str, str] | None = None, response_headers: dict[str, str] | None = None
+              ) -> tuple[int, Any]:
+    """The status and JSON body (else text) of a request; `response_headers`, when given, is
+    filled with the answer's headers."""
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(url, data=data, method=method,
+                                 headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             raw = resp.read()
             status = resp.status
+            got = dict(resp.headers.items())
     except urllib.error.HTTPError as err:
         raw = err.read()
         status = err.code
+        got = dict(err.headers.items())
+    if response_headers is not None:
+        response_headers.update(got)
     try:
         return status, json.loads(raw)
     except ValueError:
@@ -215,6 +224,7 @@ class Gunicorn:
     ) -> None:
         self.port = port or free_port()
         self.env = dict(env or {})
+        self._own_data: str | None = None  # the data directory made for this server, removed when it stops
         self.workers = workers
         self.log_dir = log_dir
         self.extra_args = extra_args or []
@@ -225,6 +235,8 @@ class Gunicorn:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 60.0) -> Gunicorn:
+        if "KASHGAR_DATA_DIR" not in self.env:  # a job store of its own, not the user's data directory
+            self._own_data = self.env["KASHGAR_DATA_DIR"] = tempfile.mkdtemp(prefix="kashgar-data-")
         argv = [
             sys.executable,
             "-m",
@@ -257,6 +269,10 @@ class Gunicorn:
         if self.proc is not None:
             self.proc.stop()
             self.proc = None
+        if self._own_data is not None:
+            shutil.rmtree(self._own_data, ignore_errors=True)
+            del self.env["KASHGAR_DATA_DIR"]
+            self._own_data = None
 
     def __enter__(self) -> Gunicorn:
         return self.start()

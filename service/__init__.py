@@ -40,7 +40,7 @@ def _init_jobs(app: Flask, settings: Settings) -> None:
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The application. `config` keys are Settings field names (any case) or Flask settings."""
-    from . import api, errors, logs, metrics, openapi
+    from . import api, clients, cors, errors, logs, metrics, openapi, ratelimit, table
     from .errors import APIError, error_response
     from .jobs import StoreUnavailable
 
@@ -56,6 +56,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     logs.init_app(app)
     errors.init_app(app)
     metrics.init_app(app)
+    clients.init_app(app, settings)
     _init_jobs(app, settings)
 
     @app.errorhandler(StoreUnavailable)
@@ -71,6 +72,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         )
 
     api.register(app)
+    table.init_app(app)
     app.register_blueprint(openapi.bp)
     app.register_blueprint(metrics.bp)
+    cors.init_app(app, settings.cors_origins)
+    ratelimit.init_app(app, settings)  # after the views: it exempts the open ones
     return app

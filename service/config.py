@@ -61,6 +61,36 @@ class Settings:
     log_json: bool = True
     #: Seconds a Redis command may take before the service answers 503.
     redis_timeout: float = 2.0
+    #: Fernet key(s) of the web table's tokens (comma-separated: the first seals, all open). Unset:
+    #: made at start (by gunicorn's master for all its web processes; `service.table`).
+    table_key: str | None = dataclasses.field(default=None, repr=False)
+    #: Milliseconds the web table's page waits between two of the bots' moves.
+    table_pause_ms: int = 700
+    #: Web origins whose pages may call the API from a browser (comma-separated; empty: no CORS).
+    cors_origins: str = ""
+    #: Directory of the embedded job store when KASHGAR_JOBS_DB is unset (`kashgar serve`): jobs,
+    #: finished and queued, outlive a restart of the server. Unset: `$XDG_DATA_HOME/kashgar`
+    #: (`~/.local/share/kashgar`).
+    data_dir: str | None = None
+    #: Work in flight, in search-seconds (core-seconds: time_ms x parts, or iterations at
+    #: `admission_iterations_per_s`), per client and in total, synchronous and async (0: no limit).
+    #: Past one: 429 naming it, with Retry-After.
+    sync_client_seconds: float = 8.0
+    sync_total_seconds: float = 0.0
+    async_client_seconds: float = 3_600.0
+    async_total_seconds: float = 28_800.0
+    #: Iterations a core searches in a second, to count an iteration budget in search-seconds.
+    admission_iterations_per_s: float = 20_000.0
+    #: Requests per client (Flask-Limiter notation, e.g. "50/second;2000/minute"); empty: no limit.
+    #: Counted in Redis when KASHGAR_REDIS_URL is set, else per web process.
+    rate_limit: str = ""
+    #: API keys, comma-separated; set (or a keys file), every endpoint but /healthz, /readyz and
+    #: /metrics needs `Authorization: Bearer <key>`.
+    api_keys: str = ""
+    #: A TOML or JSON file of keys with per-key limits (`service/clients.py`).
+    api_keys_file: str = ""
+    #: Proxies in front of the server whose X-Forwarded-For is trusted (0: the peer address is the client).
+    trusted_proxies: int = 0
 
     def __post_init__(self) -> None:
         """Refuse values the service cannot run with, naming the variable (a heartbeat timeout of
@@ -71,6 +101,9 @@ class Settings:
                 continue
             if not math.isfinite(value) or value < MINIMUM.get(f.name, 1):
                 raise ValueError(f"KASHGAR_{f.name.upper()}={value!r}: want a number >= {MINIMUM.get(f.name, 1)}")
+        from .cors import parse_origins
+
+        parse_origins(self.cors_origins)  # ValueError naming KASHGAR_CORS_ORIGINS
         if self.heartbeat_interval >= self.heartbeat_timeout:
             raise ValueError(f"KASHGAR_HEARTBEAT_INTERVAL={self.heartbeat_interval!r}: want less than "
                              f"KASHGAR_HEARTBEAT_TIMEOUT ({self.heartbeat_timeout!r}), or every running part is "
@@ -125,7 +158,9 @@ def health_bind(environ: Mapping[str, str]) -> tuple[str, int] | None:
 
 # The least value of each number (1 unless named here): times in seconds may be fractions.
 MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
-                             "redis_timeout": 0.01}
+                             "redis_timeout": 0.01, "table_pause_ms": 0, "sync_client_seconds": 0,
+                             "sync_total_seconds": 0, "async_client_seconds": 0, "async_total_seconds": 0,
+                             "trusted_proxies": 0}
 
 
 def _convert(name: str, type_name: Any, raw: str) -> Any:

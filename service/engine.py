@@ -7,10 +7,12 @@ import functools
 import logging
 import math
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 import engine_ext
 from bots import suggest as bots_suggest
+from engine_ext.words import Words, words
 
 from .errors import APIError, join_pointer
 
@@ -46,12 +48,80 @@ def validate_state(doc: Any, prefix: str = "/state") -> None:
     load_game(doc, prefix)
 
 
-def decision_json(d: Any) -> dict[str, Any]:
-    return {"decision": d.to_json(), "text": str(d)}
+def words_of(game: Any) -> Words:
+    """The renderer of `game`'s card data."""
+    return words(game.engine.data)
+
+
+def decision_json(d: Any, game: Any, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A decision of `game` (before it is applied): its JSON, its text, its description in words
+    and, where it names a card, that card's English name (`doc`: the game's document, when at hand)."""
+    said = words_of(game)
+    item = {"decision": d.to_json(), "text": str(d),
+            "description": said.decision(d, game.to_json() if doc is None else doc)}
+    if d.kind in ("keep", "take"):
+        item["card_name"] = said.name(d.args[0])
+    return item
 
 
 def legal(game: Any) -> list[dict[str, Any]]:
-    return [decision_json(d) for d in game.legal()]
+    doc = game.to_json()
+    return [decision_json(d, game, doc) for d in game.legal()]
+
+
+def described_events(events: list[dict[str, Any]], game: Any) -> list[dict[str, Any]]:
+    """`events` with each one's description in words, and the English name beside a card named
+    (`name` beside `card`, `turned_name` beside `turned`)."""
+    said = words_of(game)
+    out = []
+    for e in events:
+        e = dict(e, description=said.event(e))
+        if e.get("card"):
+            e["name"] = said.name(e["card"])
+        if e.get("turned"):
+            e["turned_name"] = said.name(e["turned"])
+        out.append(e)
+    return out
+
+
+def describe_answer(answer: dict[str, Any], game: Any) -> dict[str, Any]:
+    """A search's answer on `game` with the words: the decision's and every alternative's
+    `description` (and `card_name`), and `line_descriptions`, one per step of `line`."""
+    said = words_of(game)
+    doc = game.to_json()
+    answer["alternatives"] = [dict(alt) for alt in answer.get("alternatives", [])]
+    for item in [answer, *answer["alternatives"]]:
+        if isinstance(item.get("decision"), dict):
+            d = engine_ext.Decision.from_json(item["decision"])
+            item["description"] = said.decision(d, doc)
+            if d.kind in ("keep", "take"):
+                item["card_name"] = said.name(d.args[0])
+    answer["line_descriptions"] = line_words(game, list(answer.get("line") or []))
+    return answer
+
+
+def line_words(game: Any, line: list[str]) -> list[str]:
+    """Each step of a search's expected line in words, played out on a copy of `game` while its
+    steps are legal there (a line may skip other seats' turns, and a view's draws are made up):
+    from the first that is not, in words that need no state."""
+    said = words_of(game)
+    now: Any = game.clone()
+    out = []
+    for text in line:
+        try:
+            d = engine_ext.Decision.parse(text)
+        except ValueError:
+            out.append(text)
+            continue
+        if now is not None:
+            try:
+                now.legal_code(d)
+            except ValueError:
+                now = None
+        out.append(said.decision(d, now.to_json() if now is not None else {}))
+        if now is not None:
+            now.apply(d)
+    return out
 
 
 def legal_seen_by(game: Any, observer: int | None) -> dict[str, Any]:
@@ -151,6 +221,13 @@ def cards() -> dict[str, list[dict[str, Any]]]:
     if isinstance(data, dict):
         return {"cards": list(data.get("cards", [])), "contracts": list(data.get("contracts", []))}
     return {"cards": list(data), "contracts": []}
+
+
+def cards_file() -> dict[str, str]:
+    """The card file this process plays with (`KASHGAR_CARDS`, else the package's): its path and
+    the sha256 of its text."""
+    data = engine_ext.get_engine().data
+    return {"path": data.path, "sha256": data.sha256}
 
 
 @functools.lru_cache(maxsize=1)

@@ -61,8 +61,9 @@ def prepare_environment() -> None:
         _MADE.extend(inherited)
         return
     if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
-        _MADE.append(tempfile.mkdtemp(prefix="kashgar-jobs-"))
-        os.environ["KASHGAR_JOBS_DB"] = os.path.join(_MADE[-1], "jobs.sqlite")
+        data = data_dir()
+        os.makedirs(data, exist_ok=True)
+        os.environ["KASHGAR_JOBS_DB"] = os.path.join(data, "jobs.sqlite")
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
@@ -76,8 +77,24 @@ def prepare_environment() -> None:
             if name.endswith(".db"):
                 with contextlib.suppress(OSError):
                     os.remove(os.path.join(metrics, name))
+    if not os.environ.get("KASHGAR_TABLE_KEY", "").strip():
+        # the web table's tokens: every web process (forked from here) and a USR2 master seal and
+        # open them with this one key, so any process can answer any call
+        from cryptography.fernet import Fernet
+
+        os.environ["KASHGAR_TABLE_KEY"] = Fernet.generate_key().decode("ascii")
     if _MADE:
         os.environ[MADE_DIRS_VAR] = os.pathsep.join(_MADE)
+
+
+def data_dir() -> str:
+    """Where the embedded job store lives, kept across restarts: KASHGAR_DATA_DIR, else
+    `$XDG_DATA_HOME/kashgar` (`~/.local/share/kashgar`)."""
+    explicit = os.environ.get("KASHGAR_DATA_DIR", "").strip()
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_DATA_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "kashgar")
 
 
 def health_address() -> tuple[str, int] | None:
@@ -174,7 +191,7 @@ def pre_exec(server: Any) -> None:
     """A USR2 upgrade is about to start the new master, with the environment gunicorn started with:
     hand it this server's job database, metrics directory and the directories made for them
     (`prepare_environment`), which it then uses and, once it alone runs, removes."""
-    for name in ("KASHGAR_JOBS_DB", "PROMETHEUS_MULTIPROC_DIR", MADE_DIRS_VAR):
+    for name in ("KASHGAR_JOBS_DB", "PROMETHEUS_MULTIPROC_DIR", "KASHGAR_TABLE_KEY", MADE_DIRS_VAR):
         if name in os.environ:
             server.cfg.env_orig[name] = os.environ[name]
 
@@ -220,6 +237,16 @@ def post_worker_init(worker: Any) -> None:
     manager = getattr(worker.wsgi, "extensions", {}).get("kashgar_jobs")
     if manager is not None:
         manager.start_reaper()
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """A web process stops (SIGTERM, a restart): its request answered, its embedded threads take
+    no more parts and hand the running ones back to the queue, with their attempts (another
+    process, or the server started next, runs them)."""
+    manager = getattr(worker.wsgi, "extensions", {}).get("kashgar_jobs")
+    stop = getattr(getattr(manager, "queue", None), "stop", None)
+    if stop is not None:
+        stop(timeout=max(1.0, float(server.cfg.graceful_timeout) - 5.0))
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -182,9 +182,15 @@ WIN_PROB = (
 EXPECTED_VP = "The player to move's VP at the search's leaves, a few decisions ahead; not its final score."
 
 
+DESCRIPTION = "The decision in words, from the card data (engine_ext/words.py)."
+CARD_NAME = "The English name of the card the decision names (a keep or take decision); absent otherwise."
+
+
 class Alternative(Response):
     decision: DecisionJSON
     decision_text: str
+    description: str = Field(description=DESCRIPTION)
+    card_name: str | None = Field(None, description=CARD_NAME)
     visits: int
     mean_reward: float | None = Field(None, description=MEAN_REWARD)
     win_prob: float | None = Field(None, description=WIN_PROB)
@@ -194,12 +200,19 @@ class Alternative(Response):
 class SuggestResult(Response):
     decision: DecisionJSON
     decision_text: str
+    description: str = Field(description=DESCRIPTION)
+    card_name: str | None = Field(None, description=CARD_NAME)
     alternatives: list[Alternative]
     line: list[str] = Field(
         description="The expected line: the most visited decision at each node from the root down. Levels "
         "that search whole turns (`expert`, `master`) hold only the starts of turns in their tree, so their "
         "line names those, not the decisions within a turn; `master` holds only its own turns, so its line "
         "skips the other players' turns."
+    )
+    line_descriptions: list[str] = Field(
+        description="Each step of `line` in words, in the state it is played in while the line is legal "
+        "in the given state played on; from a step that is not (a skipped turn, a made-up draw), in words "
+        "that need no state."
     )
     win_prob: float | None = Field(None, description=WIN_PROB)
     expected_vp: float | None = Field(None, description=EXPECTED_VP)
@@ -284,6 +297,18 @@ class JobView(Response):
 class DecisionItem(Response):
     decision: DecisionJSON
     text: str
+    description: str = Field(description=DESCRIPTION + ' E.g. "Patriarch, caravan 1: draw 2 Standard cards and '
+                             'keep one" (caravans counted from 1 in words; `c0` in `text`).')
+    card_name: str | None = Field(None, description=CARD_NAME)
+
+
+class Event(Response):
+    event: Literal["resource", "card", "fulfil", "turn_end"]
+    description: str = Field(description="The event in words (seats named `seat N`).")
+    card: str | None = Field(None, description="The card's slug (null: a card this seat did not see).")
+    name: str | None = Field(None, description="The English name of `card`, when named.")
+    turned: str | None = Field(None, description="What the card became when turned over (a slug).")
+    turned_name: str | None = Field(None, description="The English name of `turned`.")
 
 
 class GameSummary(Response):
@@ -317,7 +342,7 @@ class LegalResponse(WithLegal):
 class ApplyResponse(WithLegal):
     state: State
     decision: DecisionItem
-    events: list[dict[str, Any]] = Field(
+    events: list[Event] = Field(
         description="What the decision changed, as the returned state's observer sees it: a Special card "
         "another seat drew or put back unseen has `card: null`; a card drawn from a deck whose order the "
         "given view does not know has `sampled: true`."
@@ -342,10 +367,18 @@ class LevelsResponse(Response):
     default: str | None = None
 
 
+class CardFile(Response):
+    """The card file in use: the package's engine_ext/data/cards.toml, or the one KASHGAR_CARDS names."""
+
+    path: str
+    sha256: str = Field(description="The sha256 of the file's text (UTF-8), hex.")
+
+
 class CardsResponse(Response):
     cards: list[dict[str, Any]]
     contracts: list[dict[str, Any]]
     count: int
+    file: CardFile
 
 
 class Health(Response):
@@ -353,6 +386,7 @@ class Health(Response):
     version: str
     compiled: bool
     backend: Literal["embedded", "redis"]
+    cards: CardFile
 
 
 class Ready(Response):

@@ -26,6 +26,10 @@ ERROR_DESCRIPTIONS = {
     409: "Conflict with the resource's state.",
     413: "Request body too large.",
     415: "The body is not sent as Content-Type: application/json.",
+    401: "An API key is needed (Authorization: Bearer <key>; servers with KASHGAR_API_KEYS).",
+    403: "Unknown API key.",
+    429: "Over a limit: this client's request rate (`rate_limit`), or the search work in flight "
+         "(`sync_client_limit`, `async_client_limit`, `sync_total_limit`, `async_total_limit`); see Retry-After.",
     422: "Valid JSON, invalid content: the pointer names the field.",
     503: "The job queue (Redis) is unreachable; synchronous requests still work.",
 }
@@ -112,10 +116,13 @@ def _example_state() -> dict[str, Any] | None:
 
 
 def build_spec(server_url: str | None = None, limits: dict[str, int] | None = None,
-               levels: list[str] | None = None) -> dict[str, Any]:
+               levels: list[str] | None = None, api_keys: bool = False) -> dict[str, Any]:
     """The OpenAPI document. `limits`: the `maximum` of SuggestRequest fields as this server enforces
     them (its settings), in place of the models' outer bounds; `levels`: the level names this
-    server answers (its level file), the enum of SuggestRequest's `level`."""
+    server answers (its level file), the enum of SuggestRequest's `level`; `api_keys`: this server
+    needs a bearer key on every operation but health and metrics."""
+    from .clients import OPEN_PATHS
+
     req_models = {op.request for op in OPERATIONS.values() if op.request is not None}
     resp_models = {m for op in OPERATIONS.values() for (_, m) in op.responses.values() if m is not None}
     resp_models.add(models.ErrorBody)
@@ -168,6 +175,11 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
                 entry["content"] = {op.content_type: {"schema": {"type": "string"}}}
             responses[str(status)] = entry
         error_codes = set(op.errors) | {405}
+        if op.path not in OPEN_PATHS:
+            error_codes |= {429}
+            if api_keys:
+                item["security"] = [{"bearer": []}]
+                error_codes |= {401, 403}
         if op.request is not None:
             error_codes |= {400, 408, 413, 415, 422}
         for status in sorted(error_codes):
@@ -187,7 +199,11 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
         },
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "paths": paths,
-        "components": {"schemas": schemas},
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "An API key (servers with KASHGAR_API_KEYS)."}},
+        },
     }
     if server_url:
         spec["servers"] = [{"url": server_url}]
@@ -280,7 +296,8 @@ def _served_spec() -> dict[str, Any]:
     from .engine import default_level, level_budget, level_names
 
     cfg = current_app.config["KASHGAR"]
-    spec = build_spec(limits=server_limits(cfg), levels=list(level_names()))
+    spec = build_spec(limits=server_limits(cfg), levels=list(level_names()),
+                      api_keys=bool(current_app.extensions.get("kashgar_keys")))
     budgets = {name: level_budget(name) for name in level_names()}
     openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level))
     return spec

@@ -13,7 +13,8 @@ def health(manager: JobManager) -> dict[str, Any]:
     """The body of `/healthz`: the process answers."""
     from .openapi import _version
 
-    return {"status": "ok", "version": _version(), "compiled": engine.compiled(), "backend": manager.backend}
+    return {"status": "ok", "version": _version(), "compiled": engine.compiled(), "backend": manager.backend,
+            "cards": engine.cards_file()}
 
 
 def readiness(manager: JobManager) -> tuple[bool, dict[str, Any]]:

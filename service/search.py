@@ -32,13 +32,15 @@ class SearchSpec:
     time_ms: int | None
     seed: int
     parallel: int
+    cards: str = ""  # the sha256 of the card data the request was read with ("": not checked)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SearchSpec:
-        return cls(**{k: d[k] for k in ("state", "level", "iterations", "time_ms", "seed", "parallel")})
+        return cls(**{k: d[k] for k in ("state", "level", "iterations", "time_ms", "seed", "parallel")},
+                   cards=str(d.get("cards", "")))
 
 
 @dataclass(frozen=True)
@@ -94,7 +96,13 @@ def run_part(
     should_stop: Callable[[], bool] | None = None,
     game: Any = None,
 ) -> dict[str, Any]:
-    """One part's answer. `game`: `spec.state` already loaded (else it is loaded here)."""
+    """One part's answer. `game`: `spec.state` already loaded (else it is loaded here). A process
+    that plays with other card data than the request was read with refuses it (ValueError)."""
+    data = engine_ext.get_engine().data
+    if spec.cards and spec.cards != data.sha256:
+        raise ValueError(f"this process plays with other card data ({data.path}, sha256 {data.sha256[:12]}...) "
+                         f"than the search was asked with (sha256 {spec.cards[:12]}...): start every web process "
+                         "and worker with the same KASHGAR_CARDS")
     return dict(
         engine.finite(
             bots_suggest.analyse_game(
@@ -127,7 +135,7 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]], game: Any = None) -> 
     if spec.level is not None:
         answer["level"] = spec.level
     answer.setdefault("compiled", engine.compiled())
-    return answer
+    return engine.describe_answer(answer, engine_ext.from_json(spec.state) if game is None else game)
 
 
 def run_sync(spec: SearchSpec, timeout_ms: int | None = None, game: Any = None) -> dict[str, Any]:

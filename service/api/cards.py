@@ -20,7 +20,8 @@ bp = Blueprint("cards", __name__)
     responses={200: ("Every person card and contract (slugs, decks, VP, actions).", CardsResponse)},
 )
 def cards() -> Response:
-    """The card and contract data loaded by the engine (engine_ext/data/cards.toml)."""
+    """The card and contract data loaded by the engine (engine_ext/data/cards.toml, or the file
+    KASHGAR_CARDS names), and which file that is (`file`: its path and sha256)."""
     data = engine.cards()
     return jsonify(
         engine.finite(
@@ -28,6 +29,7 @@ def cards() -> Response:
                 "cards": data["cards"],
                 "contracts": data["contracts"],
                 "count": len(data["cards"]) + len(data["contracts"]),
+                "file": engine.cards_file(),
             }
         )
     )

@@ -89,7 +89,8 @@ def get_job(job_id: str) -> Response:
     errors=(404, 409, 503),
 )
 def cancel_job(job_id: str) -> Response:
-    """Stop a queued or running job (`cancelled` at once); a running search stops at its next check,
+    """Stop a queued or running job (`cancelled` at once, its waiting parts out of the queue at
+    once, so they delay nobody); a running search stops at its next check,
     and once every part has stopped (`progress.parts_done` = `parts_total`) the job keeps
     what it found (`result.partial`). 409 when the job already finished, failed or was cancelled."""
     _load(job_id)

@@ -32,6 +32,20 @@ def _own_view(game: Any, observer: int) -> int:
     return observer
 
 
+def check_variant(variant: Any, prefix: str = "") -> None:
+    """422 naming the field for a variant object with an unknown field or a bad `additional`
+    (the engine checks the rest: the slugs, the other forms)."""
+    if isinstance(variant, dict):
+        extra = set(variant) - {"additional"}
+        if extra:
+            key = sorted(extra)[0]
+            raise APIError(422, "validation_error", f"unknown variant field {key!r}", prefix + pointer("variant", key))
+        adds = variant.get("additional", [])
+        if not isinstance(adds, list) or not all(isinstance(a, str) for a in adds):
+            raise APIError(422, "validation_error", "additional must be a list of card slugs",
+                           prefix + "/variant/additional")
+
+
 @bp.post("/games")
 @operation(
     "/games",
@@ -46,14 +60,7 @@ def new_game() -> Response:
     view of `observer`."""
     req = read_body(NewGameRequest)
     variant: Any = req.variant
-    if isinstance(variant, dict):
-        extra = set(variant) - {"additional"}
-        if extra:
-            key = sorted(extra)[0]
-            raise APIError(422, "validation_error", f"unknown variant field {key!r}", pointer("variant", key))
-        adds = variant.get("additional", [])
-        if not isinstance(adds, list) or not all(isinstance(a, str) for a in adds):
-            raise APIError(422, "validation_error", "additional must be a list of card slugs", "/variant/additional")
+    check_variant(variant)
     game = engine.new_game(req.players, req.seed if req.seed is not None else engine.random_seed(), variant)
     body = engine.game_summary(game)
     body["state"] = _to_json(game, req.observer, "/observer")
@@ -104,13 +111,14 @@ def apply() -> Response:
     observer = game.observer if req.observer is None else _own_view(game, req.observer)
     try:
         made_up = game.outcome_made_up(decision)  # before the game moves on
+        item = engine.decision_json(decision, game)
         events = game.apply(decision, observer=observer)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise APIError(422, "illegal_decision", f"cannot apply {decision}: {exc}", "/decision") from None
     body = engine.game_summary(game)
     body["state"] = _to_json(game, observer, "/observer")
-    body["decision"] = engine.decision_json(decision)
-    body["events"] = events
+    body["decision"] = item
+    body["events"] = engine.described_events(events, game)
     body["sampled"] = made_up or any(e.get("sampled") for e in events)
     body.update(engine.legal_seen_by(game, observer))
     return jsonify(with_request_id(body))

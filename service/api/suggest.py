@@ -9,7 +9,7 @@ from flask import Blueprint, Response, jsonify, url_for
 
 import engine_ext
 
-from .. import engine, metrics, search
+from .. import admission, clients, engine, metrics, search
 from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
 from ..openapi import operation, server_limits
@@ -103,7 +103,8 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
         workers = manager().queue.workers() if mode == "async" and iterations is None else None
         parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend, workers)
     spec = search.SearchSpec(
-        state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel
+        state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel,
+        cards=game.engine.data.sha256,
     )
     return spec, mode, game
 
@@ -119,7 +120,7 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
         200: ("The suggestion (synchronous search).", SuggestResponse),
         202: ("Accepted as a job; poll status_url.", JobAccepted),
     },
-    errors=(503,),
+    errors=(429, 503),
 )
 def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     """Search the given state (a player's view, any decision point, mid-turn included) and answer
@@ -132,10 +133,12 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     spec, mode, game = resolve(req)
     m = metrics.get()
     label = spec.level or "custom"
+    cost = admission.cost_seconds(spec, settings())
     if mode == "sync":
         t0 = time.perf_counter()
         try:
-            answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
+            with admission.sync_search(manager(), clients.current(), cost):
+                answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
         except engine_ext.StateError as exc:
             raise engine.state_error(exc, "/state") from None
         except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
@@ -153,7 +156,9 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         body["request_id"] = request_id()
         body["mode"] = "sync"
         return jsonify(body), 200
-    rec = manager().submit(spec, request_id())  # StoreUnavailable -> 503
+    client = clients.current()
+    rec = manager().submit(  # StoreUnavailable -> 503, past a limit -> 429
+        spec, request_id(), client.id, admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost))
     m.searches.labels("async", label).inc()
     url = url_for("jobs.get_job", job_id=rec["id"])
     body = {

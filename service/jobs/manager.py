@@ -8,6 +8,7 @@ import os
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from .. import search
@@ -37,13 +38,22 @@ class JobManager:
             return int(spec.time_ms / 1000) + 300
         return self.settings.job_ttl
 
-    def submit(self, spec: search.SearchSpec, request_id: str | None = None) -> Record:
+    def submit(self, spec: search.SearchSpec, request_id: str | None = None, client: str = "",
+               admit: Callable[[str], None] | None = None) -> Record:
+        """A new job of `client` (whose parts take turns with other clients'); `admit(job_id)`
+        first counts its cost (`service.admission`, which raises past a limit)."""
         parts = search.plan(spec)
         job_id = uuid.uuid4().hex
-        rec = new_record(job_id, spec.to_dict(), len(parts), self.store.now(), request_id, self.queue.owner())
-        self.store.create(rec)
+        rec = new_record(job_id, spec.to_dict(), len(parts), self.store.now(), request_id, self.queue.owner(), client)
+        if admit is not None:
+            admit(job_id)
+        try:
+            self.store.create(rec)
+        except BaseException:
+            self.store.release(job_id)
+            raise
         for p in parts:
-            self.queue.enqueue(job_id, p.index, 1, self._timeout(spec))
+            self.queue.enqueue(job_id, p.index, 1, self._timeout(spec), client)
         log.info("job submitted", extra={"job_id": job_id, "parts": len(parts), "request_id": request_id})
         return rec
 
@@ -64,6 +74,7 @@ class JobManager:
         now = self.store.now()
 
         def go(rec: Record) -> bool:
+            waiting.clear()
             if job_status(rec).terminal:
                 return False
             rec["cancel_requested"] = True
@@ -71,12 +82,16 @@ class JobManager:
             for p in rec["parts"]:
                 if p["status"] == JobStatus.QUEUED.value:
                     p.update(status=JobStatus.CANCELLED.value, finished_at=now)
+                    waiting.append((p["index"], p["attempt"], int(p.get("handbacks", 0))))
             return True
 
+        waiting: list[tuple[int, int, int]] = []
         out = self.store.update(job_id, go)
         if out is None:
             return None
         changed, rec = out
+        if waiting:  # out of the queue at once, not as workers reach them
+            self.queue.remove(job_id, waiting, rec.get("client", ""))
         merged = runner.maybe_merge(self.store, job_id)
         return changed, merged or rec
 
@@ -89,7 +104,7 @@ class JobManager:
                 return f"process {part['owner']} that held the queued part is gone"
             waited = now - (part.get("queued_at") or now)
             lost = waited > self.settings.heartbeat_timeout and self.queue.entry_lost(
-                job_id, part["index"], part["attempt"])
+                job_id, part["index"], part["attempt"], int(part.get("handbacks", 0)))
             if lost:
                 return f"the queue lost the part after {waited:.1f} s (Redis restarted, or its worker died taking it)"
             return None
@@ -147,11 +162,14 @@ class JobManager:
         if out is None:
             return None
         requeue, rec = out
+        if requeue:  # what lost these parts may have lost a client's turn too
+            self.queue.repair()
         spec = search.SearchSpec.from_dict(rec["spec"])
         for index, attempt in requeue:
             log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
             self.store.incr_stat("parts_retried")
-            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec))
+            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec), rec.get("client", ""),
+                               int(rec["parts"][index].get("handbacks", 0)))
         return rec
 
     def start_reaper(self) -> None:
@@ -159,8 +177,9 @@ class JobManager:
         each third of the heartbeat timeout: a part whose process died is run again (or fails
         visibly) even if nobody polls its job. Once per process (a fork starts its own); the RQ
         worker has its own reaper."""
-        if self.backend != "embedded":
+        if not isinstance(self.queue, EmbeddedQueue):
             return
+        self.queue.start()
         with self._reaper_lock:
             if self._reaper_pid == os.getpid():
                 return
@@ -178,6 +197,7 @@ class JobManager:
         threading.Thread(target=loop, name="kashgar-reaper", daemon=True).start()
 
     def reap_all(self) -> int:
+        self.queue.repair()
         n = 0
         for job_id in self.store.active_ids():
             rec = self.store.load(job_id)

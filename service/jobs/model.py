@@ -30,10 +30,12 @@ Record = dict[str, Any]
 
 
 def new_record(
-    job_id: str, spec: dict[str, Any], n_parts: int, now: float, request_id: str | None, owner: str | None
+    job_id: str, spec: dict[str, Any], n_parts: int, now: float, request_id: str | None, owner: str | None,
+    client: str = "",
 ) -> Record:
     return {
         "id": job_id,
+        "client": client,
         "created_at": now,
         "request_id": request_id,
         "spec": spec,

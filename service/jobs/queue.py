@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue as stdqueue
 import socket
 import threading
 import time
@@ -15,21 +14,27 @@ from typing import Any
 
 from ..config import Settings
 from . import runner
-from .model import JobStatus
-from .store import JobStore, StoreUnavailable
+from .model import Record
+from .store import SqliteStore, StoreUnavailable
 
 log = logging.getLogger("kashgar.jobs")
 
 #: The importable job function RQ workers run.
 TASK = "service.jobs.tasks.run_part"
-MAX_DROPPED = 10_000  # dropped part attempts an embedded queue remembers
 
 
 class JobQueue(ABC):
     backend: str = "abstract"
 
     @abstractmethod
-    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None: ...
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
+                handbacks: int = 0) -> None:
+        """Queue part `index` (attempt `attempt`, handed back `handbacks` times) of `client`'s job;
+        the parts of different clients take turns."""
+
+    def remove(self, job_id: str, parts: list[tuple[int, int, int]], client: str = "") -> None:
+        """Take the parts `(index, attempt, handbacks)` of a cancelled job out of the queue at once."""
+        return None
 
     @abstractmethod
     def depth(self) -> int:
@@ -49,71 +54,103 @@ class JobQueue(ABC):
     def workers(self) -> int | None:
         return None
 
-    def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
+    def entry_lost(self, job_id: str, index: int, attempt: int, handbacks: int = 0) -> bool:
         """Whether the queue no longer holds (or will never run) this part attempt."""
         return False
 
+    def repair(self) -> None:
+        """Put right what a process that died mid-way left (the reaper calls it)."""
+        return None
+
 
 class EmbeddedQueue(JobQueue):
-    """Daemon threads of this process; they die with it, and the reaper thread of another process
-    of the same machine (`JobManager.start_reaper`), or a poll of the job, sees that the owner is
-    gone and runs the part again."""
+    """Threads of every web process that shares the SQLite job store, taking parts from its
+    `queue` table, the clients in turn (`SqliteStore.queue_take`). Waiting parts are in the file:
+    they outlive the processes, and a restarted server runs them. On shutdown (`stop`) a running
+    part goes back to the table with its attempt; a process that dies unannounced leaves its
+    parts `started`, and the reaper (`JobManager.start_reaper`) runs them again, an attempt used."""
 
     backend = "embedded"
+    POLL_S = 0.2  # how often an idle thread looks for parts other processes queued
 
-    def __init__(self, store: JobStore, settings: Settings) -> None:
+    def __init__(self, store: SqliteStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
-        self._queue: stdqueue.Queue[tuple[str, int, int]] = stdqueue.Queue()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._pid = os.getpid()
-        # part attempts a thread took but could not run (the store failed before the claim):
-        # `entry_lost` says so, and the reaper runs them again
-        self._dropped: dict[tuple[str, int, int], None] = {}
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._busy = 0
 
-    def _ensure_threads(self) -> None:
+    def start(self) -> None:
+        """Start this process's threads (once per process: a fork starts its own)."""
         with self._lock:
             if self._pid != os.getpid():  # forked: the parent's threads are not here
                 self._threads = []
-                self._queue = stdqueue.Queue()
                 self._pid = os.getpid()
+                self._wake = threading.Event()
+                self._stopping = threading.Event()
+                self._busy = 0
+            if self._stopping.is_set():
+                return
             self._threads = [t for t in self._threads if t.is_alive()]
             while len(self._threads) < max(1, self.settings.embedded_threads):
                 t = threading.Thread(target=self._loop, name=f"kashgar-embedded-{len(self._threads)}", daemon=True)
                 t.start()
                 self._threads.append(t)
 
-    def _loop(self) -> None:
-        while True:
-            job_id, index, attempt = self._queue.get()
-            try:
-                runner.execute_part(self.store, self.settings, job_id, index, attempt, worker=runner.process_id())
-            except Exception:  # noqa: BLE001 - the thread must survive any job
-                log.exception("embedded part crashed", extra={"job_id": job_id, "part": index})
-                with self._lock:
-                    self._dropped[(job_id, index, attempt)] = None
-                    while len(self._dropped) > MAX_DROPPED:
-                        del self._dropped[next(iter(self._dropped))]
-            finally:
-                self._queue.task_done()
+    def stop(self, timeout: float = 10.0) -> None:
+        """Take no more parts, and hand the running ones back to the queue (within `timeout`)."""
+        self._stopping.set()
+        self._wake.set()
+        deadline = time.monotonic() + timeout
+        for t in list(self._threads):
+            t.join(max(0.0, deadline - time.monotonic()))
 
-    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
-        self._ensure_threads()
-        self._queue.put((job_id, index, attempt))
+    def _loop(self) -> None:
+        worker = runner.process_id()
+        while not self._stopping.is_set():
+            try:
+                got = self.store.queue_take(lambda rec, i, a: runner.claim(rec, i, a, worker, self.store.now()))
+            except Exception as exc:  # noqa: BLE001 - the thread must survive a locked or failing store
+                log.warning("embedded queue: %s", exc)
+                got = None
+            if got is None:
+                self._wake.wait(self.POLL_S)
+                self._wake.clear()
+                continue
+            job_id, index, attempt, verdict, rec = got
+            with self._lock:
+                self._busy += 1
+            try:
+                runner.execute_part(self.store, self.settings, job_id, index, attempt, worker=worker,
+                                    stopping=self._stopping.is_set, requeue=self._requeue_for(job_id, rec),
+                                    claimed=(verdict, rec))
+            except Exception:  # noqa: BLE001 - the thread must survive any job; the reaper retries it
+                log.exception("embedded part crashed", extra={"job_id": job_id, "part": index})
+            finally:
+                with self._lock:
+                    self._busy -= 1
+
+    def _requeue_for(self, job_id: str, rec: Record) -> runner.Requeue:
+        def requeue(index: int, attempt: int, handbacks: int) -> None:
+            self.store.queue_put(job_id, index, attempt, handbacks, rec.get("client", ""))
+
+        return requeue
+
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
+                handbacks: int = 0) -> None:
+        self.store.queue_put(job_id, index, attempt, handbacks, client)
+        self.start()
+        self._wake.set()
+
+    def remove(self, job_id: str, parts: list[tuple[int, int, int]], client: str = "") -> None:
+        self.store.queue_remove(job_id)
 
     def depth(self) -> int:
-        """Parts waiting for a thread, in every process that shares the store (this process's own
-        queue holds only the parts it was given)."""
-        waiting = 0
-        for job_id in self.store.active_ids():
-            rec = self.store.load(job_id)
-            if rec is not None:
-                waiting += sum(1 for p in rec["parts"] if p["status"] == JobStatus.QUEUED.value)
-        return waiting
-
-    def owner(self) -> str | None:
-        return runner.process_id()
+        """Parts waiting for a thread of any process that shares the store."""
+        return self.store.queue_depth()
 
     def owner_alive(self, owner: str | None) -> bool | None:
         """Whether the process `owner` (`host:pid:start`, or `host:pid` before 2026-11-24) still
@@ -134,20 +171,30 @@ class EmbeddedQueue(JobQueue):
             return False
         return True
 
-    def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
-        """True for a part attempt of this process that a thread took and dropped (an error before it
-        was claimed, as a job database locked for longer than its timeout): it is still `queued`
-        with a live owner, and without this nobody would run it again."""
-        with self._lock:
-            return (job_id, index, attempt) in self._dropped
+    def entry_lost(self, job_id: str, index: int, attempt: int, handbacks: int = 0) -> bool:
+        """True for a part left `queued` that the queue no longer holds (a process that died
+        between handing a part back and queueing it): nobody would run it again."""
+        return not self.store.queue_has(job_id, index, attempt, handbacks)
 
-    def join(self) -> None:
-        """Wait until every queued part has run (tests)."""
-        self._queue.join()
+    def join(self, timeout: float = 120.0) -> None:
+        """Wait until no part waits and this process's threads are idle (tests)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                busy = self._busy
+            if busy == 0 and self.depth() == 0:
+                return
+            time.sleep(0.02)
+        raise TimeoutError("the embedded queue did not empty")
 
 
 class RQQueue(JobQueue):
-    """One RQ job per part attempt, id `<job>-p<index>-a<attempt>`, on queue `settings.queue_name`."""
+    """One RQ job per part attempt, id `<job>-p<index>-a<attempt>` (`-h<n>` once handed back n
+    times), on queue `settings.queue_name`, the clients taking turns: each client's parts wait in
+    a list of its own (`<prefix>:fair:pending:<client>`), and the RQ queue holds at most one
+    waiting part per client (`<prefix>:fair:fed`), the next one fed when a worker takes it
+    (`tasks.run_part`). A client with none waiting goes to the front: a backlog delays another
+    client's first part by at most the part running (docs/decisions.md)."""
 
     backend = "redis"
 
@@ -157,32 +204,152 @@ class RQQueue(JobQueue):
         self.connection = connection
         self.settings = settings
         self.rq_queue = Queue(settings.queue_name, connection=connection)
+        p = f"{settings.key_prefix}:fair"
+        self.parts_key, self.fed_key, self.fed_at_key, self.clients_key, self.pending_prefix = (
+            f"{p}:parts", f"{p}:fed", f"{p}:fed-at", f"{p}:clients", f"{p}:pending:")
+        self._feed = connection.register_script(_FEED_LUA)
 
     @staticmethod
-    def rq_job_id(job_id: str, index: int, attempt: int) -> str:
-        return f"{job_id}-p{index}-a{attempt}"
+    def rq_job_id(job_id: str, index: int, attempt: int, handbacks: int = 0) -> str:
+        return f"{job_id}-p{index}-a{attempt}" + (f"-h{handbacks}" if handbacks else "")
 
-    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+    @staticmethod
+    def entry(job_id: str, index: int, attempt: int, handbacks: int = 0) -> str:
+        return f"{job_id}|{index}|{attempt}|{handbacks}"
+
+    def _redis(self, fn: Any) -> Any:
         import redis
 
         try:
-            self.rq_queue.enqueue_call(
-                TASK,
-                args=(job_id, index, attempt),
-                job_id=self.rq_job_id(job_id, index, attempt),
-                timeout=timeout_s or self.settings.job_ttl,
-                result_ttl=0,
-                failure_ttl=self.settings.result_ttl,
-                description=f"kashgar search {job_id} part {index}",
-            )
+            return fn()
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
+
+    def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
+                handbacks: int = 0) -> None:
+        entry = self.entry(job_id, index, attempt, handbacks)
+
+        def go() -> None:
+            with self.connection.pipeline() as pipe:
+                pipe.hset(self.parts_key, entry, f"{timeout_s or self.settings.job_ttl}|{client}")
+                pipe.rpush(self.pending_prefix + client, entry)
+                pipe.sadd(self.clients_key, client)
+                pipe.execute()
+
+        self._redis(go)
+        self.feed(client, front=True)
+
+    def feed(self, client: str, front: bool = False) -> None:
+        """Move `client`'s next part into the RQ queue unless one of its parts waits there."""
+        while True:
+            got = self._redis(lambda: self._feed(
+                keys=[self.parts_key, self.fed_key, self.clients_key, self.fed_at_key],
+                args=[client, self.pending_prefix + client, repr(time.time())]))
+            if not got:
+                return
+            entry, detail = (x.decode() if isinstance(x, bytes) else str(x) for x in got)
+            if not detail:  # cancelled while it waited: the next one
+                continue
+            job_id, index, attempt, handbacks = entry.split("|")
+            timeout = int(detail.split("|", 1)[0])
+            self._enqueue_rq(job_id, int(index), int(attempt), int(handbacks), timeout, client, front)
+            self._redis(lambda e=entry: self.connection.hdel(self.parts_key, e))
+            return
+
+    def _enqueue_rq(self, job_id: str, index: int, attempt: int, handbacks: int, timeout: int, client: str,
+                    front: bool) -> None:
+        self._redis(lambda: self.rq_queue.enqueue_call(
+            TASK,
+            args=(job_id, index, attempt, handbacks, client),
+            job_id=self.rq_job_id(job_id, index, attempt, handbacks),
+            timeout=timeout,
+            result_ttl=0,
+            failure_ttl=self.settings.result_ttl,
+            description=f"kashgar search {job_id} part {index}",
+            at_front=front,
+        ))
+
+    def taken(self, client: str, job_id: str, index: int, attempt: int, handbacks: int = 0) -> None:
+        """A worker took this part from the RQ queue: the client's next part may wait there."""
+        entry = self.entry(job_id, index, attempt, handbacks)
+
+        def go() -> bool:
+            with self.connection.pipeline() as pipe:
+                while True:
+                    try:
+                        pipe.watch(self.fed_key)
+                        fed = pipe.hget(self.fed_key, client)
+                        if (fed.decode() if isinstance(fed, bytes) else fed) != entry:
+                            pipe.unwatch()
+                            return False
+                        pipe.multi()
+                        pipe.hdel(self.fed_key, client)
+                        pipe.hdel(self.fed_at_key, client)
+                        pipe.execute()
+                        return True
+                    except redis_watch_error():
+                        continue
+
+        if self._redis(go):
+            self.feed(client)
+
+    def remove(self, job_id: str, parts: list[tuple[int, int, int]], client: str = "") -> None:
+        """Every waiting part of the job leaves its client's list and the RQ queue (RQ's job
+        deleted with its queue entry), and the client's next part takes the freed place."""
+        from rq.job import Job
+
+        entries = [self.entry(job_id, i, a, h) for i, a, h in parts]
+        rq_ids = [self.rq_job_id(job_id, i, a, h) for i, a, h in parts]
+
+        def go() -> None:
+            with self.connection.pipeline() as pipe:
+                for entry in entries:
+                    pipe.hdel(self.parts_key, entry)
+                    pipe.lrem(self.pending_prefix + client, 0, entry)
+                for rq_id in rq_ids:
+                    pipe.lrem(self.rq_queue.key, 0, rq_id)
+                    pipe.delete(Job.key_for(rq_id))
+                pipe.execute()
+
+        self._redis(go)
+        fed = self._redis(lambda: self.connection.hget(self.fed_key, client))
+        if fed is not None and (fed.decode() if isinstance(fed, bytes) else fed) in entries:
+            self._redis(lambda: self.connection.hdel(self.fed_key, client))
+            self.feed(client)
+
+    def repair(self) -> None:
+        """A client whose part fed to RQ is no longer waiting there (taken by a worker that died
+        before saying so, or lost with Redis) gets its next one; a part fed longer than the
+        heartbeat timeout ago that never reached RQ (its feeder died) goes back to its client's
+        list; and a client with parts waiting and none fed is fed (a feed that never happened)."""
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+
+        fed = self._redis(lambda: self.connection.hgetall(self.fed_key))
+        for raw_client, raw_entry in fed.items():
+            client = raw_client.decode() if isinstance(raw_client, bytes) else str(raw_client)
+            entry = raw_entry.decode() if isinstance(raw_entry, bytes) else str(raw_entry)
+            job_id, index, attempt, handbacks = entry.split("|")
+            rq_id = self.rq_job_id(job_id, int(index), int(attempt), int(handbacks))
+            if self._redis(lambda rq_id=rq_id: self.connection.lpos(self.rq_queue.key, rq_id)) is not None:
+                continue
+            try:
+                Job.fetch(rq_id, connection=self.connection)
+            except NoSuchJobError:
+                if self._redis(lambda e=entry: self.connection.hexists(self.parts_key, e)):  # not yet in RQ
+                    since = float(self._redis(lambda c=client: self.connection.hget(self.fed_at_key, c)) or 0)
+                    if time.time() - since <= self.settings.heartbeat_timeout:
+                        continue  # being fed right now
+                    self._redis(lambda c=client, e=entry: self.connection.lpush(self.pending_prefix + c, e))
+            self.taken(client, job_id, int(index), int(attempt), int(handbacks))
+        for raw in self._redis(lambda: self.connection.smembers(self.clients_key)):
+            self.feed(raw.decode() if isinstance(raw, bytes) else str(raw))
 
     def depth(self) -> int:
         import redis
 
         try:
-            return int(self.rq_queue.count)
+            return int(self.rq_queue.count) + int(self.connection.hlen(self.parts_key))
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
 
@@ -202,8 +369,9 @@ class RQQueue(JobQueue):
         except Exception:  # noqa: BLE001
             return None
 
-    def entry_lost(self, job_id: str, index: int, attempt: int) -> bool:
-        """Asked about a part that has waited unclaimed longer than the heartbeat timeout: True
+    def entry_lost(self, job_id: str, index: int, attempt: int, handbacks: int = 0) -> bool:
+        """Asked about a part that has waited unclaimed longer than the heartbeat timeout: False
+        while it waits its turn in its client's list; True
         when its RQ job is gone (a Redis restart can drop it), failed or ended, queued but in
         neither of the queue's lists, or started without its work horse ever claiming the part (a
         horse claims it first thing; one that started around a Redis outage can die without RQ
@@ -214,8 +382,10 @@ class RQQueue(JobQueue):
         from rq.job import Job
         from rq.job import JobStatus as RQStatus
 
-        rq_id = self.rq_job_id(job_id, index, attempt)
+        rq_id = self.rq_job_id(job_id, index, attempt, handbacks)
         try:
+            if self.connection.hexists(self.parts_key, self.entry(job_id, index, attempt, handbacks)):
+                return False
             job = Job.fetch(rq_id, connection=self.connection)
             status = job.get_status(refresh=False)
             if status == RQStatus.QUEUED:
@@ -261,6 +431,30 @@ class RQQueue(JobQueue):
             return True
         self.connection.lrem(intermediate, 0, rq_id)
         return False
+
+
+def redis_watch_error() -> type[Exception]:
+    import redis
+
+    return redis.WatchError  # type: ignore[no-any-return]
+
+
+# Feeds a client's next part to RQ: nothing while one of its parts waits there (`fed`), else its
+# list's first entry, named in `fed` (and when, in `fed_at`), returned with its details (gone if
+# the part was cancelled). The entry stays in `parts` until RQ holds it: never in neither.
+_FEED_LUA = """
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return false end
+local entry = redis.call('LPOP', ARGV[2])
+if not entry then
+  redis.call('SREM', KEYS[3], ARGV[1])
+  return false
+end
+local detail = redis.call('HGET', KEYS[1], entry)
+if not detail then return {entry, ''} end
+redis.call('HSET', KEYS[2], ARGV[1], entry)
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
+return {entry, detail}
+"""
 
 
 def redis_connection(url: str, timeout: float | None = 2.0, connect_timeout: float = 2.0) -> Any:

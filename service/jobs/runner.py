@@ -7,6 +7,8 @@ import logging
 import os
 import socket
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from .. import search
@@ -36,28 +38,40 @@ def process_start(pid: int) -> str:
     return fields[19] if len(fields) > 19 else ""  # field 22: starttime
 
 
+#: Asked to stop by a shutdown, the part goes back to the queue: `requeue(index, attempt, handbacks)`.
+Requeue = Callable[[int, int, int], None]
+
+
+def claim(rec: Record, index: int, attempt: int, worker: str, now: float) -> str:
+    """Mark part `index` started by `worker` (`ok`), unless it moved on (`stale`) or its job was
+    cancelled (`cancelled`)."""
+    p = rec["parts"][index]
+    if p["attempt"] != attempt or p["status"] != JobStatus.QUEUED.value:
+        return "stale"
+    if rec.get("cancel_requested"):
+        p.update(status=JobStatus.CANCELLED.value, finished_at=now)
+        return "cancelled"
+    p.update(status=JobStatus.STARTED.value, worker=worker, owner=worker, started_at=now, heartbeat_at=now)
+    return "ok"
+
+
 def execute_part(
-    store: JobStore, settings: Settings, job_id: str, index: int, attempt: int, worker: str | None = None
+    store: JobStore, settings: Settings, job_id: str, index: int, attempt: int, worker: str | None = None,
+    stopping: Callable[[], bool] | None = None, requeue: Requeue | None = None,
+    claimed: tuple[str, Record] | None = None,
 ) -> str:
     """Run part `index` (attempt `attempt`) of job `job_id`. Returns what happened: `finished`,
-    `failed`, `cancelled`, `stale` (the part was given to someone else), `lost` or `missing`."""
+    `failed`, `cancelled`, `stale` (the part was given to someone else), `lost`, `missing`, or
+    `handed_back`: `stopping()` turned true (the process shuts down), the search stopped and the
+    part went back to the queue with its attempt (`requeue`), to start over elsewhere. `claimed`:
+    the verdict of `claim` and the record, when the queue claimed the part as it gave it."""
     worker = worker or process_id()
-    t0 = store.now()
-
-    def claim(rec: Record) -> str:
-        p = rec["parts"][index]
-        if p["attempt"] != attempt or p["status"] != JobStatus.QUEUED.value:
-            return "stale"
-        if rec.get("cancel_requested"):
-            p.update(status=JobStatus.CANCELLED.value, finished_at=t0)
-            return "cancelled"
-        p.update(status=JobStatus.STARTED.value, worker=worker, owner=worker, started_at=t0, heartbeat_at=t0)
-        return "ok"
-
-    claimed = store.update(job_id, claim)
+    if claimed is None:
+        claimed = store.update(job_id, lambda rec: claim(rec, index, attempt, worker, store.now()))
     if claimed is None:
         return "missing"
     verdict, rec = claimed
+    t0 = store.now()
     if verdict != "ok":
         if verdict == "cancelled":
             maybe_merge(store, job_id)
@@ -79,6 +93,7 @@ def execute_part(
     cancelled = threading.Event()
     lost = threading.Event()
     done = threading.Event()
+    shutdown = threading.Event()
 
     def on_progress(d: dict[str, Any]) -> None:
         latest.update(search.progress_summary(d))
@@ -104,8 +119,17 @@ def execute_part(
             lost.set()
 
     def heartbeat() -> None:
-        while not done.wait(settings.heartbeat_interval):
+        # a shutdown is looked for four times a second at least, a beat sent every interval
+        tick = min(settings.heartbeat_interval, 0.25) if stopping is not None else settings.heartbeat_interval
+        next_beat = time.monotonic() + settings.heartbeat_interval
+        while not done.wait(tick):
             try:
+                if stopping is not None and requeue is not None and stopping():
+                    shutdown.set()
+                    return
+                if time.monotonic() < next_beat:
+                    continue
+                next_beat = time.monotonic() + settings.heartbeat_interval
                 beat_once()
             except StoreUnavailable as exc:  # keep searching; the next beat may get through
                 log.warning("heartbeat failed: %s", exc, extra={"job_id": job_id, "part": index})
@@ -118,7 +142,8 @@ def execute_part(
     error: str | None = None
     try:
         result = search.run_part(
-            spec, part, progress=on_progress, should_stop=lambda: cancelled.is_set() or lost.is_set()
+            spec, part, progress=on_progress,
+            should_stop=lambda: cancelled.is_set() or lost.is_set() or shutdown.is_set(),
         )
     except Exception as exc:  # noqa: BLE001 - the search's failure is the job's failure, never lost
         error = f"{exc.__class__.__name__}: {exc}"
@@ -128,6 +153,8 @@ def execute_part(
         beater.join(timeout=5.0)
     if lost.is_set():
         return "lost"
+    if shutdown.is_set() and requeue is not None and not cancelled.is_set():
+        return hand_back(store, job_id, index, attempt, requeue)
     t1 = store.now()
 
     def finish(r: Record) -> str:
@@ -163,6 +190,33 @@ def execute_part(
     if all_parts_done(rec):
         maybe_merge(store, job_id)
     return outcome
+
+
+def hand_back(store: JobStore, job_id: str, index: int, attempt: int, requeue: Requeue) -> str:
+    """A running part goes back to the queue with the attempt it had (its search starts over):
+    the process running it shuts down, which is no failure of the part."""
+    now = store.now()
+
+    def back(r: Record) -> int | None:
+        p = r["parts"][index]
+        if p["attempt"] != attempt or p["status"] != JobStatus.STARTED.value:
+            return None
+        handbacks = int(p.get("handbacks", 0)) + 1
+        if r.get("cancel_requested"):
+            p.update(status=JobStatus.CANCELLED.value, finished_at=now)
+            return None
+        p.update(status=JobStatus.QUEUED.value, worker=None, owner=None, started_at=None, heartbeat_at=None,
+                 queued_at=now, progress={}, handbacks=handbacks)
+        return handbacks
+
+    out = store.update(job_id, back)
+    if out is None or out[0] is None:
+        if out is not None:
+            maybe_merge(store, job_id)
+        return "stale"
+    requeue(index, attempt, out[0])
+    log.info("part handed back", extra={"job_id": job_id, "part": index, "attempt": attempt})
+    return "handed_back"
 
 
 def maybe_merge(store: JobStore, job_id: str) -> Record | None:

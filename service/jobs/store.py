@@ -54,6 +54,18 @@ class JobStore(ABC):
     def incr_stat(self, name: str, n: int = 1) -> None: ...
 
     @abstractmethod
+    def admit(self, kind: str, client: str, token: str, cost: float, client_limit: float, total_limit: float,
+              ttl: float) -> tuple[str, float] | None:
+        """Count `cost` search-seconds of `kind` (sync, async) in flight for `client` under `token`
+        until `release(token)` or `ttl` seconds, unless that puts the client over `client_limit`
+        or everyone over `total_limit` (0: none): then nothing is counted and the answer is the
+        limit (`client` or `total`) with what was in flight under it. Atomic across processes."""
+
+    @abstractmethod
+    def release(self, token: str) -> None:
+        """Stop counting `token` (nothing when it is not counted)."""
+
+    @abstractmethod
     def stats(self) -> dict[str, int]: ...
 
     @abstractmethod
@@ -71,14 +83,55 @@ class JobStore(ABC):
 # --------------------------------------------------------------------------------------- Redis
 
 
+# Admission in Redis: `cost` maps a token to "kind|client|cost", `exp` orders tokens by expiry,
+# `sum` holds the search-seconds in flight by "kind|client" and "kind|*".
+_RELEASE_LUA = """
+local function release(tok)
+  local v = redis.call('HGET', KEYS[1], tok)
+  if not v then return 0 end
+  local kind, client, cost = string.match(v, '^([^|]*)|(.*)|([^|]*)$')
+  cost = tonumber(cost)
+  for _, f in ipairs({kind .. '|' .. client, kind .. '|*'}) do
+    local left = tonumber(redis.call('HINCRBYFLOAT', KEYS[3], f, -cost))
+    if left < 1e-6 then redis.call('HDEL', KEYS[3], f) end
+  end
+  redis.call('HDEL', KEYS[1], tok)
+  redis.call('ZREM', KEYS[2], tok)
+  return 1
+end
+"""
+_ADMIT_LUA = _RELEASE_LUA + """
+local kind, client, tok = ARGV[1], ARGV[2], ARGV[3]
+local cost, climit, tlimit = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local now, ttl = tonumber(ARGV[7]), tonumber(ARGV[8])
+for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, 1000)) do release(old) end
+local mine = tonumber(redis.call('HGET', KEYS[3], kind .. '|' .. client) or '0')
+local all = tonumber(redis.call('HGET', KEYS[3], kind .. '|*') or '0')
+if climit > 0 and mine + cost > climit then return {'client', tostring(mine)} end
+if tlimit > 0 and all + cost > tlimit then return {'total', tostring(all)} end
+release(tok)
+redis.call('HSET', KEYS[1], tok, kind .. '|' .. client .. '|' .. ARGV[4])
+redis.call('ZADD', KEYS[2], now + ttl, tok)
+redis.call('HINCRBYFLOAT', KEYS[3], kind .. '|' .. client, cost)
+redis.call('HINCRBYFLOAT', KEYS[3], kind .. '|*', cost)
+return {'', '0'}
+"""
+
+
 class RedisStore(JobStore):
     """Keys: `<prefix>:job:<id>` (the record as JSON), `<prefix>:jobs:active` (set of unfinished
-    job ids), `<prefix>:stats` (hash of outcome counters)."""
+    job ids), `<prefix>:stats` (hash of outcome counters), `<prefix>:adm:*` (admission)."""
 
     def __init__(self, connection: Any, prefix: str = "kashgar", result_ttl: int = 3600, job_ttl: int = 86400) -> None:
         super().__init__(result_ttl, job_ttl)
         self.connection = connection
         self.prefix = prefix
+        self._admit = connection.register_script(_ADMIT_LUA)
+        self._release = connection.register_script(_RELEASE_LUA + "return release(ARGV[1])")
+
+    @property
+    def admission_keys(self) -> list[str]:
+        return [f"{self.prefix}:adm:cost", f"{self.prefix}:adm:exp", f"{self.prefix}:adm:sum"]
 
     def job_key(self, job_id: str) -> str:
         return f"{self.prefix}:job:{job_id}"
@@ -141,6 +194,7 @@ class RedisStore(JobStore):
                             pipe.set(key, json.dumps(rec), ex=self.result_ttl)
                             pipe.srem(self.active_key, job_id)
                             pipe.hincrby(self.stats_key, f"jobs_{outcome}", 1)
+                            self._release(keys=self.admission_keys, args=[job_id], client=pipe)
                         else:
                             pipe.set(key, json.dumps(rec), keepttl=True)
                         pipe.execute()
@@ -168,6 +222,16 @@ class RedisStore(JobStore):
     def incr_stat(self, name: str, n: int = 1) -> None:
         self._call(lambda: self.connection.hincrby(self.stats_key, name, n))
 
+    def admit(self, kind: str, client: str, token: str, cost: float, client_limit: float, total_limit: float,
+              ttl: float) -> tuple[str, float] | None:
+        args = [kind, client, token, repr(cost), repr(client_limit), repr(total_limit), repr(self.now()), repr(ttl)]
+        which, held = self._call(lambda: self._admit(keys=self.admission_keys, args=args))
+        which = which.decode() if isinstance(which, bytes) else str(which)
+        return (which, float(held)) if which else None
+
+    def release(self, token: str) -> None:
+        self._call(lambda: self._release(keys=self.admission_keys, args=[token]))
+
     def stats(self) -> dict[str, int]:
         raw = self._call(lambda: self.connection.hgetall(self.stats_key))
         return {(k.decode() if isinstance(k, bytes) else str(k)): int(v) for k, v in raw.items()}
@@ -194,6 +258,19 @@ class SqliteStore(JobStore):
                 "expires_at REAL NOT NULL, active INTEGER NOT NULL)"
             )
             db.execute("CREATE TABLE IF NOT EXISTS stats (name TEXT PRIMARY KEY, value INTEGER NOT NULL)")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS inflight (token TEXT PRIMARY KEY, kind TEXT NOT NULL, "
+                "client TEXT NOT NULL, cost REAL NOT NULL, expires_at REAL NOT NULL)"
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS inflight_client ON inflight (kind, client)")
+            # the embedded queue: parts waiting for a thread of any process, and when each client was last served
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, "
+                "idx INTEGER NOT NULL, attempt INTEGER NOT NULL, handbacks INTEGER NOT NULL, client TEXT NOT NULL)"
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS queue_job ON queue (job_id)")
+            db.execute("CREATE INDEX IF NOT EXISTS queue_client ON queue (client, seq)")
+            db.execute("CREATE TABLE IF NOT EXISTS turns (client TEXT PRIMARY KEY, turn INTEGER NOT NULL)")
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -246,24 +323,74 @@ class SqliteStore(JobStore):
         return None if row is None else json.loads(row[0])
 
     def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
-        now = self.now()
         with self._tx() as db:
-            row = db.execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?", (job_id, now)).fetchone()
+            return self._update(db, job_id, fn)
+
+    def _update(self, db: sqlite3.Connection, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
+        now = self.now()
+        row = db.execute("SELECT doc FROM jobs WHERE id = ? AND expires_at >= ?", (job_id, now)).fetchone()
+        if row is None:
+            return None
+        rec = json.loads(row[0])
+        before = job_status(rec)
+        ret = fn(rec)
+        outcome = self._transition(before, rec)
+        if outcome:
+            db.execute(
+                "UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
+                (json.dumps(rec), now + self.result_ttl, job_id),
+            )
+            self._incr(db, f"jobs_{outcome}", 1)
+            db.execute("DELETE FROM inflight WHERE token = ?", (job_id,))
+        else:
+            db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(rec), job_id))
+        return ret, rec
+
+    # ------------------------------------------------------------------ the embedded queue
+
+    def queue_put(self, job_id: str, index: int, attempt: int, handbacks: int, client: str) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO queue (job_id, idx, attempt, handbacks, client) VALUES (?, ?, ?, ?, ?)",
+                       (job_id, index, attempt, handbacks, client))
+
+    def queue_take(self, claim: Callable[[Record, int, int], T]) -> tuple[str, int, int, T, Record] | None:
+        """Take the next part, the clients in turn (the one served longest ago first, a new one
+        before all; each client's parts in order), and `claim(record, index, attempt)` it in the
+        same transaction: a part is either waiting here or claimed, never neither."""
+        if self._db().execute("SELECT 1 FROM queue LIMIT 1").fetchone() is None:
+            return None  # nothing waits: no write lock taken
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT q.seq, q.job_id, q.idx, q.attempt, q.client FROM queue q LEFT JOIN turns t "
+                "ON t.client = q.client ORDER BY COALESCE(t.turn, 0), q.seq LIMIT 1"
+            ).fetchone()
             if row is None:
                 return None
-            rec = json.loads(row[0])
-            before = job_status(rec)
-            ret = fn(rec)
-            outcome = self._transition(before, rec)
-            if outcome:
-                db.execute(
-                    "UPDATE jobs SET doc = ?, expires_at = ?, active = 0 WHERE id = ?",
-                    (json.dumps(rec), now + self.result_ttl, job_id),
-                )
-                self._incr(db, f"jobs_{outcome}", 1)
-            else:
-                db.execute("UPDATE jobs SET doc = ? WHERE id = ?", (json.dumps(rec), job_id))
-            return ret, rec
+            seq, job_id, index, attempt, client = row
+            db.execute("DELETE FROM queue WHERE seq = ?", (seq,))
+            turn = db.execute("SELECT COALESCE(MAX(turn), 0) + 1 FROM turns").fetchone()[0]
+            db.execute("INSERT INTO turns (client, turn) VALUES (?, ?) ON CONFLICT(client) DO UPDATE SET turn = "
+                       "excluded.turn", (client, turn))
+            if turn % 1000 == 0:  # clients long gone are forgotten (one back comes first, as a new one)
+                db.execute("DELETE FROM turns WHERE turn < ? AND client NOT IN (SELECT client FROM queue)",
+                           (turn - 1000,))
+            out = self._update(db, job_id, lambda rec: claim(rec, index, attempt))
+            if out is None:
+                return None
+            return job_id, index, attempt, out[0], out[1]
+
+    def queue_remove(self, job_id: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM queue WHERE job_id = ?", (job_id,))
+
+    def queue_has(self, job_id: str, index: int, attempt: int, handbacks: int) -> bool:
+        return self._db().execute(
+            "SELECT 1 FROM queue WHERE job_id = ? AND idx = ? AND attempt = ? AND handbacks = ?",
+            (job_id, index, attempt, handbacks),
+        ).fetchone() is not None
+
+    def queue_depth(self) -> int:
+        return int(self._db().execute("SELECT COUNT(*) FROM queue").fetchone()[0])
 
     def active_ids(self) -> list[str]:
         rows = (
@@ -287,6 +414,28 @@ class SqliteStore(JobStore):
 
     def stats(self) -> dict[str, int]:
         return {r[0]: int(r[1]) for r in self._db().execute("SELECT name, value FROM stats").fetchall()}
+
+    def admit(self, kind: str, client: str, token: str, cost: float, client_limit: float, total_limit: float,
+              ttl: float) -> tuple[str, float] | None:
+        now = self.now()
+        with self._tx() as db:
+            db.execute("DELETE FROM inflight WHERE expires_at < ?", (now,))
+            mine = db.execute("SELECT COALESCE(SUM(cost), 0) FROM inflight WHERE kind = ? AND client = ?",
+                              (kind, client)).fetchone()[0]
+            if client_limit > 0 and mine + cost > client_limit:
+                return "client", float(mine)
+            if total_limit > 0:
+                everyone = db.execute("SELECT COALESCE(SUM(cost), 0) FROM inflight WHERE kind = ?",
+                                      (kind,)).fetchone()[0]
+                if everyone + cost > total_limit:
+                    return "total", float(everyone)
+            db.execute("INSERT OR REPLACE INTO inflight (token, kind, client, cost, expires_at) VALUES (?, ?, ?, ?, ?)",
+                       (token, kind, client, cost, now + ttl))
+        return None
+
+    def release(self, token: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM inflight WHERE token = ?", (token,))
 
     def ping(self) -> None:
         self._db().execute("SELECT 1").fetchone()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rq import get_current_job
 
 from ..config import Settings
@@ -9,13 +11,16 @@ from .runner import execute_part
 from .store import RedisStore
 
 
-def run_part(job_id: str, index: int, attempt: int) -> str:
-    """Run one part of a search job; everything it produces goes to the job record in Redis."""
+def run_part(job_id: str, index: int, attempt: int, handbacks: int = 0, client: str = "") -> str:
+    """Run one part of a search job; everything it produces goes to the job record in Redis. The
+    part left the RQ queue: its client's next part may take its place there. A warm shutdown of
+    the worker (SIGTERM) hands the part back to the queue with its attempt."""
+    from .queue import RQQueue, redis_connection
+
     settings = Settings.from_env()
     current = get_current_job()
+    stopping: Any = None
     if current is None:  # called directly, outside a worker
-        from .queue import redis_connection
-
         if not settings.redis_url:
             raise RuntimeError("run_part needs an RQ worker or KASHGAR_REDIS_URL")
         connection = redis_connection(settings.redis_url, settings.redis_timeout)
@@ -23,5 +28,18 @@ def run_part(job_id: str, index: int, attempt: int) -> str:
     else:
         connection = current.connection
         worker = f"rq:{current.worker_name or ''}"
+        if current.worker_name:
+            # RQ notes a warm shutdown in the worker's hash (the work horse is not signalled)
+            worker_key = f"rq:worker:{current.worker_name}"
+
+            def stopping() -> bool:
+                return bool(connection.hexists(worker_key, "shutdown_requested_date"))
+    queue = RQQueue(connection, settings)
+    queue.taken(client, job_id, index, attempt, handbacks)
     store = RedisStore(connection, settings.key_prefix, settings.result_ttl, settings.job_ttl)
-    return execute_part(store, settings, job_id, index, attempt, worker=worker)
+    timeout = int(current.timeout) if current is not None and current.timeout is not None else None
+
+    def requeue(i: int, a: int, h: int) -> None:
+        queue.enqueue(job_id, i, a, timeout, client, h)
+
+    return execute_part(store, settings, job_id, index, attempt, worker=worker, stopping=stopping, requeue=requeue)

@@ -238,24 +238,35 @@ def test_play_takes_only_ascii_numbers() -> None:
 
 
 def test_the_server_removes_its_temporary_directories_when_it_stops(tmp_path: Path) -> None:
-    """Each `kashgar serve` made a job database and a metrics directory under TMPDIR and left them.
-    Nor does it make gunicorn's control socket, one path per user that two servers shared (one
-    stopping removed the other's)."""
+    """Each `kashgar serve` made a metrics directory under TMPDIR and left it; the job database is
+    in the data directory, kept for the next server. Nor does it make gunicorn's control socket,
+    one path per user that two servers shared (one stopping removed the other's)."""
     tmp = tmp_path / "tmp"
     home = tmp_path / "home"
+    data = tmp_path / "data"
     run = tmp_path / "run"  # where gunicorn puts the socket when XDG_RUNTIME_DIR is set, else under HOME
     for folder in (tmp, home, run):
         folder.mkdir()
     env = {"TMPDIR": str(tmp), "KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": "", "PROMETHEUS_MULTIPROC_DIR": "",
-           "HOME": str(home), "XDG_RUNTIME_DIR": str(run)}
+           "HOME": str(home), "XDG_RUNTIME_DIR": str(run), "KASHGAR_DATA_DIR": str(data)}
     with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as g:
         assert http_json("POST", g.url + "/games", {"players": 2, "seed": 1})[0] == 200
-        assert sorted(p.name.split("-")[1] for p in tmp.iterdir()) == ["jobs", "metrics"]
+        assert sorted(p.name.split("-")[1] for p in tmp.iterdir()) == ["metrics"]
         deadline = time.monotonic() + 1.5  # the master opens the socket a moment after its workers boot
         while time.monotonic() < deadline and not any(home.iterdir()) and not any(run.iterdir()):
             time.sleep(0.1)
         assert list(home.iterdir()) == [] and list(run.iterdir()) == []
     assert list(tmp.iterdir()) == []
+    assert (data / "jobs.sqlite").exists()
+
+
+def test_the_job_store_defaults_to_the_user_s_data_directory(tmp_path: Path) -> None:
+    """Without KASHGAR_DATA_DIR nor KASHGAR_JOBS_DB, jobs live under $XDG_DATA_HOME/kashgar."""
+    xdg = tmp_path / "xdg"
+    env = {"KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": "", "KASHGAR_DATA_DIR": "", "XDG_DATA_HOME": str(xdg)}
+    with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as g:
+        assert http_json("GET", g.url + "/healthz")[0] == 200
+    assert (xdg / "kashgar" / "jobs.sqlite").exists()
 
 
 def test_a_server_starts_its_metrics_afresh(tmp_path: Path) -> None:

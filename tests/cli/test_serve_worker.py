@@ -47,6 +47,8 @@ def test_serve_refuses_bad_options(argv: list[str], names: str, capsys: pytest.C
     ("KASHGAR_HEALTH_BIND", "0.0.0.0:0", "KASHGAR_HEALTH_BIND='0.0.0.0:0': want HOST:PORT"),
     ("KASHGAR_HEALTH_BIND", "0.0.0.0:70000", "KASHGAR_HEALTH_BIND"),
     ("KASHGAR_HEALTH_BIND", "[::]:8001", "an IPv4 address or a host name"),
+    ("KASHGAR_API_KEYS_FILE", "/no/such/keys.toml", "KASHGAR_API_KEYS_FILE='/no/such/keys.toml'"),
+    ("KASHGAR_ASYNC_CLIENT_SECONDS", "-1", "KASHGAR_ASYNC_CLIENT_SECONDS=-1.0: want a number >= 0"),
 ])
 def test_serve_refuses_a_bad_environment(variable: str, value: str, names: str, monkeypatch: pytest.MonkeyPatch,
                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -130,3 +132,30 @@ def test_gunicorn_config_refuses_a_bad_health_bind(tmp_path: Path) -> None:
         "service/gunicorn_conf.py: KASHGAR_HEALTH_BIND='nowhere': want HOST:PORT (say 0.0.0.0:8001), with an "
         "IPv4 address or a host name and a port from 1 to 65535"]
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_a_wrong_card_file_is_one_line_naming_its_line(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import resources
+
+    text = resources.files("engine_ext").joinpath("data/cards.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "cards.toml"
+    bad.write_text(text.replace('english = "Nobles"', 'english = "Nobles"\ncolour = "red"'))
+    line = text[:text.index('english = "Nobles"')].count("\n") + 2
+    extra = ["--dry-run"] if command == "serve" else ["--url", "redis://127.0.0.1:1/0", "--burst"]
+    said = refused([command, "--cards", str(bad), *extra], capsys)
+    assert f"argument --cards: {bad.resolve()}: line {line}: card 'adelige', field 'colour'" in said
+    monkeypatch.setenv("KASHGAR_CARDS", str(bad))
+    assert f"KASHGAR_CARDS: {bad.resolve()}: line {line}:" in refused([command, *extra], capsys)
+
+
+def test_serve_passes_its_card_file_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import resources
+
+    from kashgar_cli.main import main
+
+    good = tmp_path / "cards.toml"
+    good.write_text(resources.files("engine_ext").joinpath("data/cards.toml").read_text(encoding="utf-8"))
+    assert main(["serve", "--cards", str(good), "--dry-run"]) == 0
+    assert os.environ["KASHGAR_CARDS"] == str(good.resolve())  # what gunicorn's processes inherit

@@ -59,7 +59,8 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
     manager = JobManager(store, queue, s)
 
     class NoRun(EmbeddedQueue):
-        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
+                    client: str = "") -> None:
             return None
 
         def owner(self) -> str | None:
@@ -79,22 +80,25 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
 def test_embedded_a_part_whose_claim_failed_runs_again(
     env: dict[str, str], tmp_path: Any, state: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The thread that took a part could not claim it (the job database locked past its timeout):
-    it logged the error and dropped the part, which stayed `queued` under a live owner for ever."""
+    """A thread could not take a part (the job database locked past its timeout): taking and
+    claiming are one transaction, so the part is still waiting, and runs without using an
+    attempt (it stayed `queued` under a live owner for ever when the take and the claim were apart)."""
     from service.jobs.store import StoreUnavailable
 
     s = Settings.from_env(overrides={"heartbeat_timeout": 1.0, "heartbeat_interval": 0.2, "max_attempts": 3})
     manager = build_manager(s, str(tmp_path / "jobs.sqlite"))
-    real = manager.store.update
-    calls: list[str] = []
+    store = manager.store
+    assert isinstance(store, SqliteStore)
+    real = store.queue_take
+    calls: list[int] = []
 
-    def busy_once(job_id: str, fn: Any) -> Any:
-        calls.append(job_id)
+    def busy_once(claim: Any) -> Any:
+        calls.append(1)
         if len(calls) == 1:
             raise StoreUnavailable("job database busy: database is locked")
-        return real(job_id, fn)
+        return real(claim)
 
-    monkeypatch.setattr(manager.store, "update", busy_once)
+    monkeypatch.setattr(store, "queue_take", busy_once)
     manager.start_reaper()
     rec = manager.submit(spec_of(state, iterations=30, parallel=1), None)
 
@@ -102,9 +106,9 @@ def test_embedded_a_part_whose_claim_failed_runs_again(
         job = manager.store.load(rec["id"])
         return job is not None and job_status(job) == JobStatus.FINISHED
 
-    wait_until(finished, 30.0, what="the dropped part runs again")
+    wait_until(finished, 30.0, what="the part runs")
     part = manager.store.load(rec["id"])["parts"][0]  # type: ignore[index]
-    assert part["attempt"] == 2 and "lost the part" in part["history"][0]["error"]
+    assert len(calls) > 1 and part["attempt"] == 1 and part["history"] == []
 
 
 def test_embedded_owner_is_told_apart_from_a_new_process_with_its_pid(tmp_path: Any) -> None:
@@ -131,7 +135,8 @@ def test_embedded_reaper_runs_the_parts_of_a_dead_process_without_a_poll(
     store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
 
     class Dead(EmbeddedQueue):
-        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
+                    client: str = "") -> None:
             return None
 
         def owner(self) -> str | None:
@@ -165,8 +170,8 @@ def test_embedded_queue_depth_counts_every_process_s_parts(
     s = Settings.from_env()
     store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
 
-    class Elsewhere(EmbeddedQueue):  # another process's queue: its parts wait there
-        def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None) -> None:
+    class Elsewhere(EmbeddedQueue):  # another process, whose threads are busy: its parts wait
+        def start(self) -> None:
             return None
 
     other = JobManager(store, Elsewhere(store, s), s)
@@ -237,3 +242,21 @@ def test_settings_refuse_values_the_service_cannot_run_with(env: dict[str, str],
             mp.setenv(k, v)
         assert main(["serve", "--dry-run"]) == 2
     assert name in capsys.readouterr().err
+
+
+def test_embedded_queue_serves_the_clients_in_turn(tmp_path: Any) -> None:
+    """Client a queues three parts, then b one, then a another: b's part is taken second (a new
+    client goes before a's backlog), and a's parts keep their order."""
+    from service.jobs.model import new_record
+
+    s = Settings.from_env()
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    for job_id, client, parts in (("a1", "a", 3), ("b1", "b", 1), ("a2", "a", 1)):
+        store.create(new_record(job_id, {}, parts, store.now(), None, None, client))
+        for i in range(parts):
+            store.queue_put(job_id, i, 1, 0, client)
+    order = []
+    while (got := store.queue_take(lambda rec, i, a: "ok")) is not None:
+        order.append(f"{got[0]}:{got[1]}")
+    assert order == ["a1:0", "b1:0", "a1:1", "a1:2", "a2:0"], order
+    assert store.queue_depth() == 0

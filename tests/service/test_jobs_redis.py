@@ -407,3 +407,27 @@ def test_redis_an_async_time_budget_gets_no_more_parts_than_there_are_workers(
     assert asked.get_json()["parts"] == 4  # a request that names its parts gets them
     for wk in listening:
         wk.register_death()
+
+
+def test_redis_admission_counts_search_seconds_until_the_job_ends(settings: Settings, state: dict[str, Any]) -> None:
+    """The search-seconds of an async job count for its client from acceptance until it is
+    cancelled (or ends); a client over its limit is refused, naming the limit; others are not."""
+    manager = build_manager(settings)
+    store = manager.store
+    spec = spec_of(state, parallel=1)
+    jobs = [manager.submit(spec, None, "a", admit=lambda job_id: store.admit("async", "a", job_id, 2.0, 5.0, 100.0,
+                                                                                 60.0) and None)
+            for _ in range(2)]
+    assert store.admit("async", "a", "one-more", 2.0, 5.0, 100.0, 60.0) == ("client", 4.0)
+    assert store.admit("async", "b", "other", 2.0, 5.0, 5.0, 60.0) == ("total", 4.0)
+    assert store.admit("async", "b", "other", 1.0, 5.0, 5.0, 60.0) is None
+    out = manager.cancel(jobs[0]["id"])
+    assert out is not None and out[0]
+    assert store.admit("async", "a", "one-more", 2.0, 5.0, 100.0, 60.0) is None  # the cancelled job's freed
+    assert manager.queue.depth() == 1  # the cancelled job's part left the queue at once
+    store.release("one-more")
+    store.release("one-more")  # twice: nothing more
+    assert store.admit("async", "a", "x", 3.0, 5.0, 100.0, 60.0) is None
+    assert store.admit("sync", "a", "s", 5.0, 5.0, 0.0, 0.01) is None  # sync counts apart
+    time.sleep(0.05)
+    assert store.admit("sync", "a", "t", 5.0, 5.0, 0.0, 60.0) is None  # "s" expired

@@ -1,0 +1,234 @@
+"""Game records: a whole game as one JSON document, to save, load and replay.
+
+A record (`"schema": "kashgar/record@1"`, the JSON Schema is `RECORD_SCHEMA`) holds the players, the
+variant, the seed of the deal (or the full initial state), each seat's level (null: a person), the
+sha256 of the card data it was played with, every decision with its seat, its words and what it
+did (the events, in full), and the result (VP, winner, whether the game is over). It holds the
+seed, so it shows every deck's order: hand it out once the game is over.
+
+* `record_from_moves(moves, players=2, seed=0, ...) -> dict`: the record of decisions played from
+  a deal (or `initial_state`); `Recorder` builds one decision at a time.
+* `replay(record) -> Game`: the final game; `RecordError` names the move (number, seat and
+  decision) that does not replay: an illegal decision, another seat to move, events or a result
+  other than recorded (a changed card file says so). `Replay(record)` yields each move (`Step`)
+  as it is replayed.
+* `save(record, path)`, `load(path) -> dict` (checked against the schema; `RecordError` otherwise).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from engine_ext.carddata import CardData
+from engine_ext.decisions import Decision, DecisionError
+from engine_ext.document.schema import StateError
+from engine_ext.game import Engine, Game, IllegalDecision
+from engine_ext.words import words
+
+SCHEMA_ID = "kashgar/record@1"
+
+RECORD_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Kashgar game record",
+    "type": "object",
+    "required": ["schema", "players", "seed", "moves"],
+    "properties": {
+        "schema": {"const": SCHEMA_ID},
+        "players": {"type": "integer", "minimum": 2, "maximum": 4},
+        "variant": {"description": 'as POST /games takes it: null, "base", "all", [slugs] or {"additional": [slugs]}'},
+        "seed": {"type": ["integer", "null"], "minimum": 0,
+                 "description": "the seed of the deal; null when initial_state gives the state"},
+        "initial_state": {"type": ["object", "null"], "description": "the full state the game started from"},
+        "seats": {"type": "array", "items": {
+            "type": "object", "required": ["seat"],
+            "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                           "name": {"type": "string"},
+                           "level": {"type": ["string", "null"], "description": "a bot's level; null: a person"}}}},
+        "cards": {"type": "object", "properties": {"sha256": {"type": "string"}, "path": {"type": "string"}}},
+        "moves": {"type": "array", "items": {
+            "type": "object", "required": ["seat", "decision"],
+            "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
+                           "decision": {"type": "string"},
+                           "description": {"type": "string"},
+                           "events": {"type": "array", "items": {"type": "object"}}}}},
+        "result": {"type": "object", "properties": {
+            "vp": {"type": "array", "items": {"type": "integer"}},
+            "winner": {"type": "integer"},
+            "is_terminal": {"type": "boolean"}}},
+    },
+}
+
+
+class RecordError(ValueError):
+    """A record that cannot be read or does not replay; `move` is the 1-based number of the move
+    that does not (0: the record as a whole)."""
+
+    def __init__(self, message: str, move: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.move = move
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move as it is replayed: its number (from 1), the move, the game before and after it."""
+
+    number: int
+    move: Mapping[str, Any]
+    before: dict[str, Any]  # the full state document before the move
+    game: Game  # after it (the same object on every step: it moves on)
+
+
+def _engine(data: CardData | None) -> Engine:
+    from engine_ext import get_engine
+
+    return Engine(get_engine().core, data) if data is not None else get_engine()
+
+
+def start(record: Mapping[str, Any], data: CardData | None = None) -> Game:
+    """The game a record starts from (its deal, or its initial state)."""
+    engine = _engine(data)
+    try:
+        if record.get("initial_state") is not None:
+            return engine.from_json(record["initial_state"])
+        return engine.new_game(int(record["players"]), int(record["seed"]), record.get("variant"))
+    except (StateError, ValueError, TypeError, KeyError) as exc:
+        raise RecordError(f"the record's start cannot be set up: {exc}") from None
+
+
+def result(game: Game) -> dict[str, Any]:
+    return {"vp": game.scores(), "winner": game.winner(), "is_terminal": game.is_terminal}
+
+
+class Recorder:
+    """A record built one decision at a time (`add`), from the game it starts with."""
+
+    def __init__(self, game: Game, *, seed: int | None, variant: Any = None,
+                 seats: Sequence[Mapping[str, Any]] | None = None) -> None:
+        data = game.engine.data
+        self.game = game
+        self.record: dict[str, Any] = {
+            "schema": SCHEMA_ID,
+            "players": game.players,
+            "variant": variant,
+            "seed": seed,
+            "initial_state": None if seed is not None else game.to_json(observer=None),
+            "seats": [dict(s) for s in seats] if seats else [{"seat": p, "level": None} for p in range(game.players)],
+            "cards": {"sha256": data.sha256, "path": data.path},
+            "moves": [],
+            "result": result(game),
+        }
+
+    def add(self, decision: Decision | str, events: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """Record `decision` of the seat to move and apply it to the recorder's game (its events
+        in full); or, with `events`, record a decision applied elsewhere to the same game (the full
+        events it gave) and apply it here too. Returns the events."""
+        g = self.game
+        d = decision if isinstance(decision, Decision) else Decision.parse(decision)
+        seat = g.current_player
+        said = words(g.engine.data).decision(d, g.to_json(observer=None))
+        happened = g.apply(d)
+        self.record["moves"].append({"seat": seat, "decision": str(d), "description": said,
+                                     "events": [dict(e) for e in (events if events is not None else happened)]})
+        self.record["result"] = result(g)
+        return happened
+
+
+def record_from_moves(moves: Sequence[Decision | str], *, players: int = 2, seed: int | None = 0,
+                      variant: Any = None, initial_state: Mapping[str, Any] | None = None,
+                      levels: Sequence[str | None] | None = None, data: CardData | None = None) -> dict[str, Any]:
+    """The record of `moves` played in order from the deal of `seed` (or from `initial_state`);
+    `levels`: each seat's level (None: a person). RecordError names a move that is not legal."""
+    engine = _engine(data)
+    game = engine.from_json(dict(initial_state)) if initial_state is not None else engine.new_game(players, seed or 0,
+                                                                                                   variant)
+    seats = [{"seat": p, "level": (levels[p] if levels and p < len(levels) else None)} for p in range(game.players)]
+    rec = Recorder(game, seed=None if initial_state is not None else (seed or 0), variant=variant, seats=seats)
+    for i, m in enumerate(moves, 1):
+        try:
+            rec.add(m)
+        except (DecisionError, IllegalDecision) as exc:
+            raise RecordError(f"move {i} (seat {game.current_player}: {m}): {exc}", i) from None
+    return rec.record
+
+
+def check(record: Any) -> dict[str, Any]:
+    """`record` if it is one by the schema; RecordError naming the field otherwise."""
+    if not isinstance(record, dict):
+        raise RecordError("a game record is a JSON object")
+    err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(RECORD_SCHEMA).iter_errors(record))
+    if err is not None:
+        where = "/" + "/".join(str(p) for p in err.absolute_path)
+        move = int(err.absolute_path[1]) + 1 if len(err.absolute_path) > 1 and err.absolute_path[0] == "moves" else 0
+        raise RecordError(f"not a game record at {where}: {err.message}", move)
+    if record.get("seed") is None and record.get("initial_state") is None:
+        raise RecordError("a game record gives its seed or its initial_state")
+    return record
+
+
+class Replay:
+    """A record replayed move by move: iterate for each `Step`; `game` is the game as far as it
+    went. RecordError (from the start, or from the iteration) names the first move that does not
+    replay."""
+
+    def __init__(self, record: Mapping[str, Any], data: CardData | None = None) -> None:
+        self.record = check(dict(record))
+        self.game = start(self.record, data)
+        cards = self.record.get("cards") or {}
+        have = self.game.engine.data.sha256
+        changed = bool(cards.get("sha256")) and cards["sha256"] != have
+        self.why = (f" (the card data differs from the record's: sha256 {have[:12]}..., recorded "
+                    f"{cards['sha256'][:12]}...)") if changed else ""
+
+    def __iter__(self) -> Iterator[Step]:
+        game, why = self.game, self.why
+        moves = self.record["moves"]
+        for i, move in enumerate(moves, 1):
+            said = f"move {i} (seat {move['seat']}: {move['decision']})"
+            if game.is_terminal:
+                raise RecordError(f"{said}: the game was over before it{why}", i)
+            if game.current_player != move["seat"]:
+                raise RecordError(f"{said}: seat {game.current_player} is to move, not seat {move['seat']}{why}", i)
+            before = game.to_json(observer=None)
+            try:
+                events = game.apply(move["decision"])
+            except (DecisionError, IllegalDecision) as exc:
+                raise RecordError(f"{said}: {exc}{why}", i) from None
+            if "events" in move and [dict(e) for e in move["events"]] != events:
+                raise RecordError(f"{said}: it did not do what the record says (its events differ){why}", i)
+            yield Step(i, move, before, game)
+        wanted = self.record.get("result") or {}
+        got = result(game)
+        if any(k in wanted and wanted[k] != got[k] for k in ("vp", "winner")):
+            raise RecordError(f"the replayed game ends with VP {got['vp']} and winner {got['winner']}, not as "
+                              f"recorded (VP {wanted.get('vp')}, winner {wanted.get('winner')}){why}", len(moves))
+
+
+def replay(record: Mapping[str, Any], data: CardData | None = None) -> Game:
+    """The game a record ends with; RecordError names the first move that does not replay."""
+    run = Replay(record, data)
+    for _ in run:
+        pass
+    return run.game
+
+
+def save(record: Mapping[str, Any], path: str | Path) -> None:
+    Path(path).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A record from a file, checked against the schema (RecordError: not JSON, or not a record)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RecordError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise RecordError(f"{path} is not JSON: {exc}") from None
+    return check(doc)
+

@@ -1,0 +1,85 @@
+"""Admission control: a bound on the search work in flight, per client and in total, counted in
+search-seconds (core-seconds) in the job store the web processes share (SQLite or Redis).
+
+A search costs `time_ms / 1000` for each part of a time budget, or its iterations at
+`admission_iterations_per_s`. Synchronous searches count while they run; an async job counts from
+its acceptance until it finishes, fails, is cancelled or expires (`JobStore.update` releases it).
+Past a limit: 429 with Retry-After, its `error` naming the limit (`sync_client_limit`,
+`sync_total_limit`, `async_client_limit`, `async_total_limit`)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .clients import Client
+from .config import Settings
+from .errors import APIError
+from .jobs import JobManager, StoreUnavailable
+from .search import SearchSpec, plan
+
+log = logging.getLogger("kashgar.service")
+
+
+def cost_seconds(spec: SearchSpec, settings: Settings) -> float:
+    """The search-seconds of `spec`: every part's time budget, or all its iterations at the
+    configured rate (a budget of both counts the smaller)."""
+    by_time = None if spec.time_ms is None else spec.time_ms / 1000.0 * len(plan(spec))
+    by_iterations = None if spec.iterations is None else spec.iterations / settings.admission_iterations_per_s
+    known = [c for c in (by_time, by_iterations) if c is not None]
+    return min(known) if known else 0.0
+
+
+def _denied(kind: str, which: str, held: float, cost: float, limit: float, parallelism: int) -> APIError:
+    """429 naming the limit; Retry-After: the excess at `parallelism` cores, 1 s at least."""
+    name = f"{kind}_{which}"
+    whose = "this client's" if which == "client" else "the server's"
+    if cost > limit:
+        message = (f"this search is {cost:.1f} search-seconds, over {whose} {kind} limit of {limit:g} "
+                   f"({name}): ask for a smaller budget or fewer parts")
+    else:
+        message = (f"{whose} {kind} searches in flight ({held:.1f} search-seconds) and this one ({cost:.1f}) "
+                   f"would pass the limit of {limit:g} ({name}); retry when some have finished")
+    retry = max(1, math.ceil((held + cost - limit) / max(1, parallelism)))
+    return APIError(429, f"{name}_limit", message, "", headers={"Retry-After": str(min(retry, 3600))})
+
+
+def admit_async(manager: JobManager, client: Client, job_id: str, cost: float) -> None:
+    """Count an async job's cost for `client` under its id, or raise 429 (StoreUnavailable: 503)."""
+    settings = manager.settings
+    out = manager.store.admit("async", client.id, job_id, cost, client.async_seconds, settings.async_total_seconds,
+                              settings.job_ttl)
+    if out is not None:
+        which, held = out
+        limit = client.async_seconds if which == "client" else settings.async_total_seconds
+        raise _denied("async", which, held, cost, limit, manager.queue.workers() or settings.embedded_threads)
+
+
+@contextmanager
+def sync_search(manager: JobManager, client: Client, cost: float, web_workers: int = 1) -> Iterator[None]:
+    """Count a synchronous search while it runs, or raise 429. Its store unreachable, the search
+    runs uncounted (synchronous searches answer while Redis is down)."""
+    settings = manager.settings
+    token = "sync-" + uuid.uuid4().hex
+    ttl = settings.sync_timeout_ms / 1000.0 + 60.0
+    try:
+        out = manager.store.admit("sync", client.id, token, cost, client.sync_seconds, settings.sync_total_seconds,
+                                  ttl)
+    except StoreUnavailable as exc:
+        log.warning("synchronous search not counted: %s", exc)
+        yield
+        return
+    if out is not None:
+        which, held = out
+        limit = client.sync_seconds if which == "client" else settings.sync_total_seconds
+        raise _denied("sync", which, held, cost, limit, web_workers)
+    try:
+        yield
+    finally:
+        try:
+            manager.store.release(token)
+        except StoreUnavailable as exc:  # it expires after ttl
+            log.warning("synchronous search not released: %s", exc)

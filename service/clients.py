@@ -1,0 +1,119 @@
+"""Who a request comes from: an API key's name when keys are configured, else the client's address
+(the peer, or the address a trusted proxy forwarded), with the limits that client has.
+
+Keys: `KASHGAR_API_KEYS` (comma-separated, the default limits) and/or `KASHGAR_API_KEYS_FILE`, a
+TOML or JSON file with a `keys` array of tables:
+
+    [[keys]]
+    name = "alice"              # how logs and 429s name the client (default: the key's first 6 characters)
+    key = "s3cr3t-alice"
+    sync_seconds = 4            # optional: this key's own limits (KASHGAR_SYNC_CLIENT_SECONDS, ...)
+    async_seconds = 600
+    rate = "20/second"          # optional: this key's request rate (KASHGAR_RATE_LIMIT)
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import tomllib
+from flask import Flask, g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from .config import Settings
+from .errors import APIError
+
+#: Paths never asked for a key nor limited: probes and monitoring.
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+#: The web table's page and its files: static, they name nothing a key guards (the page sends the
+#: key it is given with its calls to /levels and /table/*).
+PAGE_PATHS = frozenset({"/", "/play"})
+PAGE_PREFIX = "/table/static/"
+
+
+@dataclass(frozen=True)
+class Client:
+    """A client and its limits (search-seconds in flight; requests per window)."""
+
+    id: str
+    sync_seconds: float
+    async_seconds: float
+    rate: str
+
+
+def load_keys(settings: Settings) -> dict[str, Client]:
+    """Every key configured, to its client. ValueError names what is wrong in the file."""
+    keys: dict[str, Client] = {}
+
+    def add(key: str, name: str | None, entry: dict[str, Any]) -> None:
+        if not key:
+            raise ValueError("an API key is empty")
+        keys[key] = Client(
+            id=f"key:{name or key[:6]}",
+            sync_seconds=float(entry.get("sync_seconds", settings.sync_client_seconds)),
+            async_seconds=float(entry.get("async_seconds", settings.async_client_seconds)),
+            rate=str(entry.get("rate", settings.rate_limit)),
+        )
+
+    for key in (k.strip() for k in settings.api_keys.split(",")):
+        if key:
+            add(key, None, {})
+    if settings.api_keys_file:
+        path = settings.api_keys_file
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read()
+            doc = json.loads(raw) if path.endswith(".json") else tomllib.loads(raw.decode())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: {exc}") from None
+        entries = doc.get("keys") if isinstance(doc, dict) else None
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: want a `keys` array of tables with `key` and `name`")
+        for i, entry in enumerate(entries):
+            if not isinstance(entry.get("key"), str):
+                raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: keys[{i}] has no `key` string")
+            for limit in ("sync_seconds", "async_seconds"):
+                value = entry.get(limit, 0)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                    raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: keys[{i}].{limit} must be a number >= 0")
+            add(entry["key"], entry.get("name"), entry)
+    return keys
+
+
+def current() -> Client:
+    """The client of the request being served (set by `init_app`'s hook)."""
+    client: Client = g.kashgar_client
+    return client
+
+
+def init_app(app: Flask, settings: Settings) -> None:
+    """Trust `trusted_proxies` hops of X-Forwarded-For, and name (and with keys, check) the client
+    of every request but the open paths: 401 without a key, 403 with an unknown one."""
+    if settings.trusted_proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    keys = load_keys(settings)
+    app.extensions["kashgar_keys"] = keys
+
+    @app.before_request
+    def _identify() -> None:
+        if request.path in OPEN_PATHS:
+            return
+        if keys and (request.path in PAGE_PATHS or request.path.startswith(PAGE_PREFIX)):
+            return
+        if not keys:
+            g.kashgar_client = Client(f"addr:{request.remote_addr or 'unknown'}", settings.sync_client_seconds,
+                                      settings.async_client_seconds, settings.rate_limit)
+            return
+        scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise APIError(401, "unauthorized", "this server needs an API key: send Authorization: Bearer <key>",
+                           "/Authorization", location="header", headers={"WWW-Authenticate": 'Bearer realm="kashgar"'})
+        for key, client in keys.items():
+            if hmac.compare_digest(key.encode(), token.encode()):
+                g.kashgar_client = client
+                return
+        raise APIError(403, "forbidden", "unknown API key", "/Authorization", location="header")

@@ -1,0 +1,92 @@
+"""Request and response models of the table (`/table/*`), in `/openapi.json` with the others."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from ..models import DecisionJSON, Request, Response, State
+
+Token = Annotated[str, Field(min_length=1, max_length=200_000,
+                             description="The opaque token of the last answer (the game, encrypted and "
+                             "authenticated by the service).")]
+Level = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$",
+                             description="A level name from GET /levels.")]
+
+
+class TableNewRequest(Request):
+    """A new game: the person is seat 1 (index 0), the bots take the other seats at these levels."""
+
+    levels: Annotated[list[Level], Field(min_length=1, max_length=3,
+                                         description="One level per bot (1 to 3 bots).")]
+    variant: Annotated[Any, Field(description='null (the base game), "all" or {"additional": [slugs]}.')] = None
+    seed: Annotated[int | None, Field(ge=0, le=(1 << 63) - 1,
+                                      description="Seed of the deal; omitted: a random, unguessable one.")] = None
+
+
+class TableMoveRequest(Request):
+    token: Token
+    decision: Annotated[str | DecisionJSON, Field(description="One of `legal`: its `text` or its `decision`.")]
+
+
+class TableHintRequest(Request):
+    token: Token
+    level: Level
+
+
+class TableTokenRequest(Request):
+    token: Token
+
+
+class TableLoadRequest(Request):
+    record: Annotated[dict[str, Any], Field(description="A game record, as POST /table/record returns it.")]
+
+
+class TableStep(Response):
+    seat: int
+    who: str
+    description: str
+    text: str | None = Field(None, description="The decision's code; left out when it names cards the person "
+                             "has not seen.")
+    events: list[str]
+
+
+class TableDecision(Response):
+    decision: DecisionJSON
+    text: str
+    description: str
+
+
+class TableResponse(Response):
+    token: str
+    seat: int
+    players: int
+    names: list[str]
+    levels: list[str | None]
+    current_player: int
+    turn_player: int
+    is_terminal: bool
+    winner: int
+    vp: list[int]
+    view: State
+    legal: list[TableDecision]
+    ask: str
+    steps: list[TableStep] = Field(description="What happened since the last answer, one decision a step.")
+    cards: dict[str, Any]
+    contracts: dict[str, Any]
+    decisions: int
+    result: dict[str, Any] | None = None
+
+
+class TableHint(Response):
+    level: str
+    text: str
+    description: str
+    win_prob: float | None
+    expected_vp: float | None
+    alternatives: list[dict[str, Any]]
+
+
+class TableRecord(Response):
+    record: dict[str, Any]

@@ -1,0 +1,198 @@
+"""A game at the table: the person's seat against bots, one request per decision of the person.
+
+The table (the full state, the seats' levels, the seed and the decisions so far) travels inside
+the token (`service.table.token`); what goes out in the clear is the person's view (the engine's
+`to_json(observer=seat)`), their legal decisions and what the others did, in words, as the
+person's seat sees it (`engine_ext.game.seen_by`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine_ext
+
+from .. import admission, clients, engine, search
+from ..api.common import manager, settings
+from ..api.rules import check_variant
+from ..api.suggest import resolve
+from ..errors import APIError
+from ..models import SuggestRequest
+from . import words
+
+#: Alternatives shown beside a hint's suggestion.
+HINT_ALTERNATIVES = 3
+#: Decisions the bots may take in one call before the person is asked again (a game is far shorter).
+MAX_BOT_DECISIONS = 2_000
+
+
+@dataclass
+class Table:
+    """What the token holds."""
+
+    state: dict[str, Any]
+    seat: int
+    levels: list[str | None]  # per seat; None for the person's
+    seed: int
+    variant: Any
+    history: list[list[Any]] = field(default_factory=list)  # [seat, decision text]
+
+    def payload(self) -> dict[str, Any]:
+        return {"state": self.state, "seat": self.seat, "levels": self.levels, "seed": self.seed,
+                "variant": self.variant, "history": self.history}
+
+    @classmethod
+    def from_payload(cls, p: dict[str, Any]) -> Table:
+        try:
+            return cls(state=dict(p["state"]), seat=int(p["seat"]), levels=list(p["levels"]), seed=int(p["seed"]),
+                       variant=p["variant"], history=list(p["history"]))
+        except (KeyError, TypeError, ValueError):
+            raise APIError(422, "invalid_token", "the token's content is unreadable", "/token") from None
+
+    @property
+    def players(self) -> int:
+        return len(self.levels)
+
+    def names(self) -> list[str]:
+        return ["you" if lv is None else f"{lv} (seat {i + 1})" for i, lv in enumerate(self.levels)]
+
+
+def load(table: Table) -> Any:
+    """The game of a table (a token's state: the service's own, so a failure is its own too)."""
+    try:
+        return engine_ext.from_json(table.state)
+    except (engine_ext.StateError, ValueError, TypeError, KeyError) as exc:
+        raise APIError(422, "invalid_token", f"the token's game does not load: {exc}", "/token") from None
+
+
+def fits_sync(level: str, ptr: str) -> None:
+    """422 naming `ptr` when `level` searches beyond this server's synchronous limits (the table's
+    bots and hints search within the request)."""
+    cfg = settings()
+    iterations, time_ms = engine.level_budget(level)
+    if (iterations or 0) > cfg.sync_max_iterations or (time_ms or 0) > cfg.sync_max_ms:
+        raise APIError(422, "budget_too_large_for_sync", f"level {level} searches beyond this server's synchronous "
+                       f"limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): pick a weaker one", ptr)
+
+
+def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+    """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
+    client's synchronous search-seconds: past its limit, 429)."""
+    spec, _, game = resolve(SuggestRequest(state=view, level=level, seed=seed, mode="sync"))
+    with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
+        return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
+
+
+def _apply(table: Table, game: Any, text: str, player: int) -> dict[str, Any]:
+    """Apply `player`'s decision `text` (legal: checked by the caller); the step as the person sees it."""
+    hidden = game.hidden_from(table.seat)  # a bot choosing among cards only it has seen
+    decision = engine_ext.Decision.parse(text)
+    said = words.HIDDEN_CHOICE if hidden else words.decision_text(decision, game.to_json(observer=table.seat))
+    events = game.apply(decision, observer=table.seat)
+    table.history.append([player, text])
+    table.state = dict(game.to_json())
+    names = table.names()
+    step: dict[str, Any] = {"seat": player, "who": names[player], "description": said,
+                            "events": [words.event_text(e, names) for e in events]}
+    if not hidden:
+        step["text"] = text
+    return step
+
+
+def play_bots(table: Table, game: Any) -> list[dict[str, Any]]:
+    """The bots' decisions until the person is to decide or the game is over, each a step in words."""
+    steps: list[dict[str, Any]] = []
+    while not game.is_terminal and game.current_player >= 0 and game.current_player != table.seat:
+        if len(steps) >= MAX_BOT_DECISIONS:
+            raise APIError(500, "bots_stuck", "the bots did not hand the game back", "")
+        player = int(game.current_player)
+        level = table.levels[player] or "novice"
+        seed = (table.seed * 7919 + len(table.history)) % engine_ext.SEEDS
+        answer = search_for(dict(game.to_json(observer=player)), level, seed)
+        steps.append(_apply(table, game, str(answer["decision_text"]), player))
+    return steps
+
+
+def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tuple[Table, Any, list[dict[str, Any]]]:
+    names = engine.level_names()
+    if len(levels) != players - 1:
+        raise APIError(422, "validation_error", f"levels must name {players - 1} bot level(s) for {players} players",
+                       "/levels")
+    for i, lv in enumerate(levels):
+        if lv not in names:
+            raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
+        fits_sync(lv, f"/levels/{i}")
+    check_variant(variant)
+    seed = engine.random_seed() if seed is None else seed
+    game = engine.new_game(players, seed, variant)
+    table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,
+                  variant=game.to_json().get("variant"))
+    return table, game, play_bots(table, game)
+
+
+def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
+    """The person's decision, then the bots' up to the person's next one."""
+    if game.is_terminal or game.current_player != table.seat:
+        raise APIError(409, "not_your_turn", "the game is over" if game.is_terminal else
+                       "it is not your decision in this table", "/decision")
+    d = engine.parse_decision(game, decision, "/decision")
+    steps = [_apply(table, game, str(d), table.seat)]
+    return steps + play_bots(table, game)
+
+
+def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
+    """A level's suggestion for the person, with its win chance and the next best alternatives."""
+    if game.is_terminal or game.current_player != table.seat:
+        raise APIError(409, "not_your_turn", "there is no decision of yours to hint at", "/token")
+    names = engine.level_names()
+    if level not in names:
+        raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
+    fits_sync(level, "/level")
+    view = dict(game.to_json(observer=table.seat))
+    answer = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
+
+    def item(a: dict[str, Any]) -> dict[str, Any]:
+        return {"text": a["decision_text"], "description": a.get("description", a["decision_text"]),
+                "win_prob": a.get("win_prob"), "expected_vp": a.get("expected_vp"), "visits": a.get("visits")}
+
+    best = str(answer["decision_text"])
+    alternatives = [item(a) for a in answer.get("alternatives", []) if a.get("decision_text") != best]
+    return {"level": level, **item(answer), "alternatives": alternatives[:HINT_ALTERNATIVES]}
+
+
+def _cards_in(view: dict[str, Any]) -> set[str]:
+    slugs: set[str] = set(view.get("discard") or [])
+    for seat in view.get("seats", []):
+        for caravan in seat.get("caravans", []):
+            slugs.update(caravan)
+    pending = view.get("pending") or {}
+    slugs.update(s for s in pending.get("drawn") or [] if isinstance(s, str))
+    return {s for s in slugs if isinstance(s, str)}
+
+
+def _contracts_in(view: dict[str, Any]) -> set[int]:
+    numbers = set(view.get("display") or [])
+    for seat in view.get("seats", []):
+        numbers.update(seat.get("contracts") or [])
+    return {int(n) for n in numbers if isinstance(n, int)}
+
+
+def answer(table: Table, game: Any, steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """The body of a table call (but the token): the person's view and decisions, the steps in words."""
+    view = dict(game.to_json(observer=table.seat))
+    names = table.names()
+    body: dict[str, Any] = {"seat": table.seat, "players": table.players, "names": names, "levels": table.levels}
+    body.update(engine.game_summary(game))
+    body["view"] = view
+    legal = [] if game.is_terminal or game.current_player != table.seat else game.legal()
+    body["legal"] = [engine.decision_json(d, game, view) for d in legal]
+    body["ask"] = words.ask_text([d.kind for d in legal]) if legal else ""
+    body["steps"] = steps
+    body["cards"] = {s: words.card(s) for s in sorted(_cards_in(view))}
+    body["contracts"] = {str(n): words.contract(n) for n in sorted(_contracts_in(view))}
+    body["decisions"] = len(table.history)
+    if game.is_terminal:
+        scores = [int(game.vp(p)) for p in range(table.players)]
+        body["result"] = {"winner": int(game.winner()), "winner_name": names[int(game.winner())]
+                          if 0 <= int(game.winner()) < len(names) else None, "scores": scores, "seed": table.seed}
+    return body

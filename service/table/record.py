@@ -1,0 +1,73 @@
+"""Game records at the table, in the package's format (`engine_ext.record`): the record of a
+finished game, and a record played back into a table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+
+from engine_ext import record as records
+
+from .. import engine
+from ..api.rules import check_variant
+from ..errors import APIError, join_pointer
+from .play import Table, fits_sync
+
+
+def of(table: Table) -> dict[str, Any]:
+    """The record of a table's game: its deal, levels and every decision, with their words and events."""
+    out = records.record_from_moves([d for _, d in table.history], players=table.players, seed=table.seed,
+                                    variant=table.variant, levels=table.levels)
+    out["cards"] = {"sha256": out["cards"]["sha256"]}  # not the server's path to its card file
+    return out
+
+
+def _does_not_replay(exc: records.RecordError, ptr: str) -> APIError:
+    where = f"{ptr}/moves/{exc.move - 1}" if exc.move else ptr
+    return APIError(422, "record_does_not_replay" if exc.move else "invalid_record", exc.message, where)
+
+
+def replay(record: dict[str, Any], ptr: str = "/record") -> tuple[Table, Any]:
+    """The table a record ends in; 422 naming the move that does not replay, or the field."""
+    wrong = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(records.RECORD_SCHEMA).iter_errors(record))
+    if wrong is not None:
+        path = [str(p) for p in wrong.absolute_path]
+        if wrong.validator == "required" and isinstance(wrong.instance, dict):  # name the missing field
+            path += [k for k in wrong.validator_value if k not in wrong.instance][:1]
+        raise APIError(422, "invalid_record", f"not a game record: {wrong.message}",
+                       join_pointer(ptr, "".join(f"/{p}" for p in path)))
+    check_variant(record.get("variant"), ptr)
+    try:
+        run = records.Replay(record)
+    except records.RecordError as exc:
+        raise _does_not_replay(exc, ptr) from None
+    seed = run.record.get("seed")
+    if seed is None:
+        raise APIError(422, "invalid_record", "the table plays records dealt from a seed (this one gives its "
+                       "initial state)", ptr + "/seed")
+    seats = run.record.get("seats") or []
+    levels: list[str | None] = [None] * run.game.players
+    names = engine.level_names()
+    for i, seat in enumerate(seats):
+        level = seat.get("level")
+        if level is not None:
+            if level not in names:
+                raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}",
+                               f"{ptr}/seats/{i}/level")
+            fits_sync(str(level), f"{ptr}/seats/{i}/level")
+        if 0 <= int(seat["seat"]) < len(levels):
+            levels[int(seat["seat"])] = level
+    if levels.count(None) != 1:
+        raise APIError(422, "invalid_record", "the table plays records with one person's seat (one seat with no "
+                       "level) and bots at the others", ptr + "/seats")
+    try:
+        for _ in run:
+            pass
+    except records.RecordError as exc:
+        raise _does_not_replay(exc, ptr) from None
+    game = run.game
+    table = Table(state=dict(game.to_json()), seat=levels.index(None), levels=levels, seed=int(seed),
+                  variant=run.record.get("variant"),
+                  history=[[int(m["seat"]), str(m["decision"])] for m in run.record["moves"]])
+    return table, game

@@ -1,0 +1,324 @@
+// The web table: a game of Kashgar against the bots. The page holds the person's view, their
+// decisions in words and an opaque token (the whole game, encrypted by the service); every
+// decision goes to POST /table/move with the token and comes back with the next ones.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const pauseMs = Number(document.body.dataset.pauseMs || 0);
+  const RESOURCES = ["ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules"];
+  const state = { levels: [], defaultLevel: null, token: null, body: null, busy: false };
+
+  // what the script holds, for a look from outside (the browser tests read it)
+  window.kashgarTable = { snapshot: () => JSON.parse(JSON.stringify(state)) };
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") node.className = v; else if (k === "text") node.textContent = v; else node.setAttribute(k, v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) node.append(c);
+    return node;
+  }
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+  // A server with API keys asks for one (401/403): the person types it once, the tab keeps it.
+  function authHeaders() {
+    const key = ($("api-key").value || sessionStorage.getItem("kashgarKey") || "").trim();
+    if (key) sessionStorage.setItem("kashgarKey", key);
+    return key ? { Authorization: `Bearer ${key}` } : {};
+  }
+  function needKey(resp) {
+    if (resp.status === 401 || resp.status === 403) {
+      $("api-key-row").hidden = false;
+      sessionStorage.removeItem("kashgarKey");
+    }
+  }
+
+  async function call(path, body) {
+    const resp = await fetch(path, {
+      method: "POST", headers: { "Content-Type": "application/json", ...authHeaders() }, body: JSON.stringify(body),
+    });
+    needKey(resp);
+    let data = {};
+    try { data = await resp.json(); } catch (e) { data = {}; }
+    if (!resp.ok) throw new Error(data.message ? `${data.message}${data.pointer ? ` (${data.pointer})` : ""}` : `HTTP ${resp.status}`);
+    return data;
+  }
+
+  // ---- setup -----------------------------------------------------------------------------
+  function levelSelect(id, chosen) {
+    const sel = el("select", { id });
+    for (const lv of state.levels) {
+      const opt = el("option", { value: lv.name, text: lv.name });
+      if (lv.name === chosen) opt.selected = true;
+      sel.append(opt);
+    }
+    return sel;
+  }
+  const describe = (name) => (state.levels.find((l) => l.name === name) || {}).description || "";
+
+  function drawBotLevels() {
+    const box = $("bot-levels");
+    const kept = [...box.querySelectorAll("select")].map((s) => s.value);
+    box.replaceChildren();
+    const n = Number($("bots").value);
+    for (let i = 0; i < n; i++) {
+      const sel = levelSelect(`level-${i}`, kept[i] || "novice");
+      const about = el("p", { class: "about", id: `level-${i}-about`, text: describe(sel.value) });
+      sel.setAttribute("aria-describedby", about.id);
+      sel.addEventListener("change", () => { about.textContent = describe(sel.value); });
+      box.append(el("div", { class: "bot-level" }, el("label", {}, `Bot ${i + 1} (seat ${i + 2}) level `, sel), about));
+    }
+  }
+
+  async function loadLevels() {
+    const resp = await fetch("/levels", { headers: authHeaders() });
+    needKey(resp);
+    if (!resp.ok) throw new Error(resp.status === 401 || resp.status === 403 ? "this server needs an API key" : `HTTP ${resp.status}`);
+    const data = await resp.json();
+    state.levels = data.levels || [];
+    state.defaultLevel = data.default;
+    drawBotLevels();
+    const hintSel = levelSelect("hint-level-select", state.defaultLevel);
+    $("hint-level").replaceChildren(...hintSel.children);
+  }
+
+  async function start(ev) {
+    ev.preventDefault();
+    $("setup-error").textContent = "";
+    if (!state.levels.length) {
+      try { await loadLevels(); } catch (e) { $("setup-error").textContent = `Could not read the levels: ${e.message}`; return; }
+    }
+    const levels = [...$("bot-levels").querySelectorAll("select")].map((s) => s.value);
+    const body = { levels };
+    if ($("variant").value === "all") body.variant = "all";
+    const seed = $("seed").value.trim();
+    if (seed !== "") {
+      if (!/^[0-9]+$/.test(seed)) { $("setup-error").textContent = "The seed is a whole number (or empty: random)."; return; }
+      body.seed = Number(seed);
+    }
+    await begin("/table/new", body, $("setup-error"));
+  }
+
+  async function begin(path, body, errorBox) {
+    try {
+      const data = await call(path, body);
+      $("log").replaceChildren();
+      $("hint-out").replaceChildren();
+      $("setup").hidden = true;
+      $("table").hidden = false;
+      await take(data);
+    } catch (e) {
+      errorBox.textContent = `Could not start: ${e.message}`;
+    }
+  }
+
+  function loadRecord(ev) {
+    const file = ev.target.files[0];
+    if (!file) return;
+    $("setup-error").textContent = "";
+    file.text().then((text) => {
+      let record;
+      try { record = JSON.parse(text); } catch (e) { $("setup-error").textContent = "That file is not JSON."; return; }
+      const doc = record && record.record ? record.record : record;
+      begin("/table/load", { record: doc }, $("setup-error"));
+    });
+    ev.target.value = "";
+  }
+
+  // ---- a turn ----------------------------------------------------------------------------
+  async function take(data) {
+    state.token = data.token;
+    state.busy = true;
+    setBusy(true);
+    const me = data.seat;
+    for (const step of data.steps) {
+      logStep(step);
+      if (step.seat !== me && pauseMs > 0) await sleep(pauseMs);
+    }
+    state.body = data;
+    state.busy = false;
+    render(data);
+  }
+
+  async function decide(item) {
+    if (state.busy) return;
+    state.busy = true;
+    setBusy(true);
+    $("table-error").textContent = "";
+    $("hint-out").replaceChildren();
+    $("ask").textContent = "The bots are playing...";
+    try {
+      await take(await call("/table/move", { token: state.token, decision: item.text }));
+    } catch (e) {
+      state.busy = false;
+      setBusy(false);
+      $("ask").textContent = state.body ? state.body.ask : "";
+      $("table-error").textContent = `Not played: ${e.message}`;
+    }
+  }
+
+  async function hint() {
+    if (state.busy || !state.token) return;
+    const out = $("hint-out");
+    out.replaceChildren(el("p", { text: "Thinking..." }));
+    try {
+      const h = await call("/table/hint", { token: state.token, level: $("hint-level").value });
+      const pct = (p) => (typeof p === "number" ? `${Math.round(p * 100)}%` : "?");
+      const alts = el("ul", {});
+      for (const a of h.alternatives) alts.append(el("li", { text: `${a.description}: win chance ${pct(a.win_prob)}` }));
+      out.replaceChildren(
+        el("p", { class: "hint" }, el("strong", { text: `${h.level} suggests: ` }), `${h.description}`,
+          ` (win chance ${pct(h.win_prob)})`),
+        h.alternatives.length ? el("p", { text: "Next best:" }) : null,
+        h.alternatives.length ? alts : null,
+      );
+    } catch (e) {
+      out.replaceChildren(el("p", { class: "error", text: `No hint: ${e.message}` }));
+    }
+  }
+
+  async function download() {
+    try {
+      const data = await call("/table/record", { token: state.token });
+      const blob = new Blob([JSON.stringify(data.record, null, 1)], { type: "application/json" });
+      const a = el("a", { href: URL.createObjectURL(blob), download: `kashgar-game-${data.record.seed}.json` });
+      document.body.append(a);
+      a.click();
+      a.remove();
+    } catch (e) {
+      $("table-error").textContent = `No record: ${e.message}`;
+    }
+  }
+
+  function setBusy(busy) {
+    for (const b of $("decisions").querySelectorAll("button")) b.disabled = busy;
+    $("hint").disabled = busy;
+  }
+
+  // ---- drawing ---------------------------------------------------------------------------
+  function logStep(step) {
+    const li = el("li", { class: step.who === "you" ? "mine" : "bot" },
+      el("strong", { text: `${step.who}: ` }), step.description);
+    if (step.events.length) {
+      const ev = el("ul", { class: "events" });
+      for (const e of step.events) ev.append(el("li", { text: e }));
+      li.append(ev);
+    }
+    const log = $("log");
+    log.prepend(li);
+    while (log.children.length > 200) log.lastChild.remove();
+  }
+
+  const cardName = (data, slug) => (data.cards[slug] || {}).name || slug;
+
+  function cardItem(data, slug, front) {
+    const info = data.cards[slug] || { name: slug, actions: {} };
+    const acts = el("ul", { class: "actions" });
+    const label = { a: "Action 1", b: "Action 2", part: "Parting" };
+    for (const [k, v] of Object.entries(info.actions || {})) acts.append(el("li", {}, el("em", { text: `${label[k] || k}: ` }), v));
+    return el("li", { class: front ? "card front" : "card" },
+      el("span", { class: "name", text: info.name }), info.vp ? el("span", { class: "vp", text: ` ${info.vp} VP` }) : null, acts);
+  }
+
+  function resources(seat) {
+    const ul = el("ul", { class: "resources" });
+    for (const r of RESOURCES) ul.append(el("li", {}, el("span", { class: "rname", text: r }), ` ${seat.resources[r] ?? 0}`));
+    return ul;
+  }
+
+  const amount = (n, what) => `${n} ${what === "mules" && n === 1 ? "mule" : what}`;
+
+  function contractItem(data, number) {
+    const c = data.contracts[String(number)] || { number, cost: {}, payout: {} };
+    const cost = Object.entries(c.cost || {}).map(([k, v]) => amount(v, k)).join(", ") || "nothing";
+    const pays = Object.entries(c.payout || {}).map(([k, v]) => amount(v, k)).join(", ");
+    return el("li", { class: "contract", title: c.text || "" }, el("strong", { text: `#${c.number} · ${c.vp} VP` }),
+      el("span", { class: "line", text: `costs ${cost}` }),
+      el("span", { class: "line", text: `needs ${amount(c.mules, "mules")}` }),
+      pays ? el("span", { class: "line", text: `pays ${pays}` }) : null);
+  }
+
+  function caravans(data, seat, full) {
+    const box = el("div", { class: "caravans" });
+    seat.caravans.forEach((cards, i) => {
+      const list = el(full ? "ol" : "ul", { class: "caravan" });
+      cards.forEach((slug, k) => list.append(full ? cardItem(data, slug, k === 0)
+        : el("li", { class: k === 0 ? "card front" : "card", text: cardName(data, slug) })));
+      box.append(el("div", { class: "caravan-box" }, el("h3", { text: `Caravan ${i + 1}` }), list));
+    });
+    return box;
+  }
+
+  function render(data) {
+    const view = data.view;
+    const me = data.seat;
+    const names = data.names;
+    const scores = names.map((n, i) => `${n} ${data.vp[i]} VP`).join(" · ");
+    const who = data.is_terminal ? "The game is over" : `${names[data.current_player]} to decide`;
+    $("status").replaceChildren(el("p", {}, el("strong", { text: `Turn ${view.turn + 1}: ${who}. ` }), scores));
+
+    const seat = view.seats[me];
+    const mine = el("ul", { class: "contracts" });
+    for (const n of seat.contracts) mine.append(contractItem(data, n));
+    $("you").replaceChildren(el("p", { text: `${data.vp[me]} VP` }), resources(seat), caravans(data, seat, true),
+      el("h3", { text: "Your contracts" }), seat.contracts.length ? mine : el("p", { text: "none yet" }));
+
+    const display = el("ul", { class: "contracts" });
+    for (const n of view.display) display.append(contractItem(data, n));
+    $("display").replaceChildren(display);
+
+    const others = [];
+    view.seats.forEach((s, i) => {
+      if (i === me) return;
+      const done = el("ul", { class: "contracts" });
+      for (const n of s.contracts) done.append(contractItem(data, n));
+      others.push(el("div", { class: "seat" }, el("h3", { text: `${names[i]}: ${data.vp[i]} VP` }), resources(s),
+        caravans(data, s, false), s.contracts.length ? el("h3", { text: "Contracts" }) : null,
+        s.contracts.length ? done : null));
+    });
+    $("others").replaceChildren(...others);
+
+    const d = view.decks;
+    const discard = view.discard.map((slug) => cardName(data, slug));
+    $("piles").replaceChildren(el("p", { text: `Standard deck ${d.standard.count} cards · Special deck ${d.special.count} cards · Contract deck ${d.contract.count} contracts` }),
+      el("p", { text: `Discard pile (${discard.length}): ${discard.join(", ") || "empty"}` }));
+
+    $("ask").textContent = data.is_terminal ? "Game over" : data.ask;
+    const buttons = data.legal.map((item) => {
+      const b = el("button", { type: "button", class: "decision" }, el("span", { text: item.description }),
+        el("code", { text: item.text }));
+      b.addEventListener("click", () => decide(item));
+      return b;
+    });
+    $("decisions").replaceChildren(...buttons);
+    $("hint").disabled = data.is_terminal;
+    document.querySelector(".hint-bar").hidden = data.is_terminal;
+
+    const result = $("result");
+    if (data.result) {
+      const r = data.result;
+      const line = names.map((n, i) => `${n}: ${r.scores[i]} VP`).join(", ");
+      const dl = el("button", { type: "button", id: "download" }, "Download the game record");
+      dl.addEventListener("click", download);
+      result.replaceChildren(el("h2", { text: r.winner === me ? "You win!" : `${r.winner_name} wins` }),
+        el("p", { class: "scores", text: `Scores: ${line}` }), el("p", { class: "seed", text: `Seed: ${r.seed}` }), dl);
+      result.hidden = false;
+      dl.focus();
+    } else {
+      result.hidden = true;
+      if (buttons.length) buttons[0].focus({ preventScroll: true });
+    }
+  }
+
+  // ---- wiring ----------------------------------------------------------------------------
+  $("bots").addEventListener("change", drawBotLevels);
+  $("setup-form").addEventListener("submit", start);
+  $("load-record").addEventListener("change", loadRecord);
+  $("hint").addEventListener("click", hint);
+  $("again").addEventListener("click", () => {
+    state.token = null; state.body = null;
+    $("table").hidden = true; $("setup").hidden = false; $("start").focus();
+  });
+  loadLevels().catch((e) => { $("setup-error").textContent = `Could not read the levels: ${e.message}`; });
+})();

@@ -1,0 +1,68 @@
+"""`kashgar play` in words: the contracts on display, what each decision does, what happened."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+
+import engine_ext
+from engine_ext import words as W
+from kashgar_cli import play
+
+
+def test_the_terminal_game_shows_contracts_and_what_each_decision_does() -> None:
+    answers = iter(["0", "0", "q"])
+    out = io.StringIO()
+    args = play.argparse.Namespace(players=2, seat=0, level="novice", seed=5, url=None, auto=False,
+                                   max_decisions=0)
+    assert play.play(args, play.LocalTable(), lambda prompt: next(answers), out) == 0
+    text = out.getvalue()
+    state = engine_ext.new_game(players=2, seed=5).to_json()
+    for number in state["display"]:
+        assert W.contract_text(number) in text
+    assert "c0:a" in text and "Patriarch, caravan 1: draw 2 Standard cards and keep one" in text
+    assert "{'event'" not in text
+
+
+def _args(**kw: object) -> play.argparse.Namespace:
+    base: dict[str, object] = {"players": 3, "seat": 0, "level": "novice", "seed": 8, "url": None, "auto": False,
+                               "max_decisions": 0}
+    base.update(kw)
+    return play.argparse.Namespace(**base)
+
+
+def test_play_shows_every_seat_s_vp_each_turn_and_the_bots_moves_in_words() -> None:
+    out = io.StringIO()
+    assert play.play(_args(auto=True, max_decisions=25), play.LocalTable(), input, out) == 0
+    text = out.getvalue()
+    turns = [line for line in text.splitlines() if line.startswith("-- turn ")]
+    assert len(turns) >= 5 and all(re.search(r"VP: you \d+, bot 1 \d+, bot 2 \d+$", t) for t in turns)
+    bot_lines = [line for line in text.splitlines() if line.startswith(("bot 1 (novice): ", "bot 2 (novice): "))]
+    assert bot_lines
+    for line in bot_lines:
+        said = line.split("): ", 1)[1]
+        assert not re.search(r"\bc[0-9]:|^keep [a-z]+$|^fulfil \d+$", said), line
+    assert "(the deal's seed was 8: play it again with --seed 8)" in text
+
+
+def test_quitting_says_the_seed() -> None:
+    for answers in (iter(["q"]), iter([])):
+        out = io.StringIO()
+
+        def ask(prompt: str, it: Iterator[str] = answers) -> str:
+            for answer in it:
+                return answer
+            raise EOFError  # as input() does when the terminal is closed
+
+        rc = play.play(_args(seed=77, players=2), play.LocalTable(), ask, out)
+        assert rc == 0 and "bye (the deal's seed was 77: play it again with --seed 77)" in out.getvalue()
+
+
+def test_a_bot_s_unseen_choice_is_not_named() -> None:
+    from tests.service.test_hidden import private_draw
+
+    full, decision, drawer, other = private_draw()
+    after = engine_ext.from_json(full)
+    after.apply(decision)
+    assert play.unseen_choice(after.to_json(), other) and not play.unseen_choice(after.to_json(), drawer)

@@ -1,0 +1,200 @@
+"""The web table in a real browser: headless Chromium (Debian's `chromium`, driven by Playwright)
+against a real `kashgar serve` (gunicorn, two web processes). A whole game against `novice` by
+clicks and keys at phone width; nothing the page receives (responses, DOM, script state) holds
+the deck order, the seed or a bot's unseen cards, and a changed token is refused; a hint.
+
+`KASHGAR_SCREENSHOT_DIR=docs/img` keeps the screenshots of the start and the end of a game there
+(`scripts/screenshots`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.fernet import Fernet
+
+from lab.serving import Gunicorn, http_json
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+KEY = Fernet.generate_key().decode("ascii")
+ENV = {"KASHGAR_TABLE_PAUSE_MS": "0", "KASHGAR_LOG_LEVEL": "WARNING"}
+MAX_DECISIONS = 600
+
+
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
+    """A server with KASHGAR_TABLE_KEY set (the test opens its tokens)."""
+    with Gunicorn(env=dict(ENV, KASHGAR_TABLE_KEY=KEY), workers=2,
+                  log_dir=str(tmp_path_factory.mktemp("table-keyed"))) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def unkeyed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
+    """A server without a key: its master makes one for both web processes."""
+    env = {k: v for k, v in ENV.items()}
+    with Gunicorn(env=env, workers=2, log_dir=str(tmp_path_factory.mktemp("table-unkeyed"))) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def start(page: Any, url: str, seed: str = "", level: str = "novice") -> None:
+    page.goto(url + "/")
+    page.wait_for_selector("#level-0 option[value='novice']", state="attached")
+    page.select_option("#level-0", level)
+    if seed:
+        page.fill("#seed", seed)
+    page.click("#start")
+    wait_turn(page)
+
+
+def wait_turn(page: Any) -> None:
+    """Until the person is asked (an enabled decision) or the game is over."""
+    page.wait_for_function("() => !document.getElementById('result').hidden || "
+                           "[...document.querySelectorAll('button.decision')].some(b => !b.disabled)")
+
+
+def over(page: Any) -> bool:
+    return bool(page.is_visible("#result"))
+
+
+def shot(page: Any, name: str, tmp: Path) -> None:
+    where = Path(os.environ.get("KASHGAR_SCREENSHOT_DIR") or tmp)
+    where.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(where / name), full_page=True)
+    assert (where / name).stat().st_size > 10_000
+
+
+def test_a_whole_game_against_novice_at_phone_width(browser: Any, unkeyed: Gunicorn) -> None:
+    page = browser.new_page(viewport={"width": 380, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    start(page, unkeyed.url, seed="5")
+    assert page.inner_text("#ask").startswith("Your turn")
+    assert "Patriarch" in page.inner_text("#you") and "VP" in page.inner_text("#display")
+    rng = random.Random(5)
+    for n in range(MAX_DECISIONS):
+        if over(page):
+            break
+        assert page.evaluate("document.documentElement.scrollWidth") <= 381  # nothing wider than the phone
+        if n % 2:  # the keyboard: the first decision has the focus, Enter plays it
+            assert page.evaluate("document.activeElement.classList.contains('decision')")
+            page.keyboard.press("Enter")
+        else:
+            buttons = page.query_selector_all("button.decision")
+            buttons[rng.randrange(len(buttons))].click()
+        wait_turn(page)
+    assert over(page), "no game over after {MAX_DECISIONS} decisions"
+    result = page.inner_text("#result")
+    assert "Seed: 5" in result and re.search(r"you: \d+ VP, novice \(seat 2\): \d+ VP", result), result
+    assert page.inner_text("#ask") == "Game over"
+    log = page.inner_text("#log")
+    assert "novice (seat 2):" in log and "you:" in log  # the moves of both, in words
+    # the record of the game downloads, and loads back to the same end
+    with page.expect_download() as got:
+        page.click("#download")
+    record = json.loads(Path(got.value.path()).read_text())
+    assert record["seed"] == 5 and record["seats"][1]["level"] == "novice"
+    page.click("#again")
+    page.set_input_files("#load-record", got.value.path())
+    page.wait_for_selector("#result", state="visible")
+    assert page.inner_text("#result") == result
+    assert errors == []
+
+
+def _secrets(token: str) -> list[str]:
+    """What the person may not see of the game a token holds: each deck's order (its first cards,
+    as JSON with either separator), the seed of the deal and of the shuffles."""
+    inside = json.loads(zlib.decompress(Fernet(KEY.encode()).decrypt(token.encode())))
+    state = inside["state"]
+    out = [str(inside["seed"]), str(state["rng"])]
+    for deck in state["decks"].values():
+        cards = deck if isinstance(deck, list) else []
+        if len(cards) >= 4:
+            head = [c for c in cards[:6]]
+            out += [json.dumps(head)[1:-1], json.dumps(head, separators=(",", ":"))[1:-1]]
+    return out
+
+
+def test_the_page_never_receives_what_the_person_may_not_know(browser: Any, keyed: Gunicorn, unkeyed: Gunicorn,
+                                                             tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    bodies: list[dict[str, Any]] = []
+
+    def keep(resp: Any) -> None:
+        if "/table/" in resp.url and resp.request.method == "POST":
+            bodies.append(resp.json())
+
+    page.on("response", keep)
+    start(page, keyed.url)  # a random seed: the deal cannot be found from it
+    shot(page, "table-start.png", tmp_path)
+    seen = 0
+    hidden_steps = 0
+    rng = random.Random(1)
+    for _ in range(MAX_DECISIONS):
+        if over(page):
+            break
+        secrets = _secrets(bodies[-1]["token"])
+        received = [json.dumps({k: v for k, v in b.items() if k != "token"}) for b in bodies[seen:]]
+        snapshot = page.evaluate("JSON.stringify(window.kashgarTable.snapshot())")
+        received += [page.content(), snapshot.replace(bodies[-1]["token"], "")]
+        for text in received:
+            for secret in secrets:
+                assert secret not in text
+        for b in bodies[seen:]:
+            assert "rng" not in b["view"] and b["view"]["observer"] == 0
+            assert all(isinstance(d, dict) and "count" in d for d in b["view"]["decks"].values())
+            for step in b["steps"]:
+                if step["seat"] != 0 and "text" not in step:
+                    hidden_steps += 1
+        seen = len(bodies)
+        buttons = page.query_selector_all("button.decision")
+        buttons[rng.randrange(len(buttons))].click()
+        wait_turn(page)
+    assert over(page)
+    shot(page, "table-over.png", tmp_path)
+    assert hidden_steps > 0  # the bot chose among cards the person did not see, and was not shown
+    # a changed token (from the page), or one of another server, is refused by name
+    token = bodies[-1]["token"]
+    changed = token[:40] + ("A" if token[40] != "A" else "B") + token[41:]
+    status, err = page.evaluate(
+        """async (token) => {
+            const r = await fetch('/table/record', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                                    body: JSON.stringify({token})});
+            return [r.status, await r.json()];
+        }""", changed)
+    assert status == 422 and err["error"] == "invalid_token" and err["pointer"] == "/token", err
+    status, err = http_json("POST", unkeyed.url + "/table/record", {"token": token})
+    assert status == 422 and err["error"] == "invalid_token" and err["pointer"] == "/token", err
+
+
+def test_a_hint_appears(browser: Any, keyed: Gunicorn) -> None:
+    page = browser.new_page(viewport={"width": 800, "height": 900})
+    start(page, keyed.url, seed="12")
+    page.select_option("#hint-level", "skilled")
+    page.click("#hint")
+    page.wait_for_selector("#hint-out .hint")
+    text = page.inner_text("#hint-out")
+    assert re.search(r"skilled suggests: .+ \(win chance \d+%\)", text), text
+    assert "Next best:" in text
+    suggested = text.split("suggests: ", 1)[1].split(" (win chance")[0]
+    assert suggested in page.inner_text("#decisions")

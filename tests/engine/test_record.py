@@ -1,0 +1,98 @@
+"""Game records: a game saved as JSON replays to the same final state; one that does not replay
+names the move."""
+
+from __future__ import annotations
+
+import json
+import random
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+import engine_ext
+from engine_ext import record as R
+from engine_ext.carddata import load_text
+
+
+def _moves(players: int, seed: int, n: int = 10_000) -> tuple[list[str], engine_ext.Game]:
+    g = engine_ext.new_game(players=players, seed=seed, variant="all")
+    rng = random.Random(seed)
+    moves = []
+    while not g.is_terminal and len(moves) < n:
+        d = rng.choice(g.legal())
+        moves.append(str(d))
+        g.apply(d)
+    return moves, g
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_record_round_trips_through_a_file_to_the_same_final_state(players: int, tmp_path: Path) -> None:
+    moves, final = _moves(players, 40 + players)
+    rec = R.record_from_moves(moves, players=players, seed=40 + players, variant="all",
+                              levels=[None] + ["casual"] * (players - 1))
+    assert rec["result"] == {"vp": final.scores(), "winner": final.winner(), "is_terminal": True}
+    assert rec["seats"][0]["level"] is None and rec["seats"][1]["level"] == "casual"
+    assert all(m["description"] for m in rec["moves"]) and any(m["events"] for m in rec["moves"])
+    path = tmp_path / "game.json"
+    R.save(rec, path)
+    again = R.replay(R.load(path))
+    assert again.to_json() == final.to_json()
+
+
+def test_a_record_from_an_initial_state_replays() -> None:
+    start = engine_ext.new_game(players=2, seed=3)
+    for _ in range(7):
+        start.apply(start.legal()[0])
+    moves = [str(start.clone().legal()[-1])]
+    rec = R.record_from_moves(moves, initial_state=start.to_json())
+    assert rec["seed"] is None and rec["initial_state"] is not None
+    after = start.clone()
+    after.apply(moves[0])
+    assert R.replay(rec).to_json() == after.to_json()
+
+
+def test_a_tampered_record_names_the_move_and_the_decision() -> None:
+    moves, _ = _moves(2, 9, n=30)
+    rec = R.record_from_moves(moves, seed=9, variant="all")
+    bad = json.loads(json.dumps(rec))
+    legal_here = {str(d) for d in R.replay({**bad, "moves": bad["moves"][:11], "result": {}}).legal()}
+    wrong = next(t for t in ("c0:a", "c1:a", "c2:a", "c0:b", "skip", "fulfil 1") if t not in legal_here)
+    bad["moves"][11]["decision"] = wrong
+    with pytest.raises(R.RecordError) as err:
+        R.replay(bad)
+    assert err.value.move == 12 and f"move 12 (seat {bad['moves'][11]['seat']}: {wrong})" in err.value.message
+    assert "not legal" in err.value.message
+    # a seat that was not to move
+    bad = json.loads(json.dumps(rec))
+    bad["moves"][0]["seat"] = 1
+    with pytest.raises(R.RecordError, match=r"move 1 \(seat 1: .*seat 0 is to move"):
+        R.replay(bad)
+    # the result edited
+    bad = json.loads(json.dumps(rec))
+    bad["result"]["vp"] = [99, 0]
+    with pytest.raises(R.RecordError, match="not as recorded"):
+        R.replay(bad)
+
+
+def test_a_record_played_with_other_card_data_says_so() -> None:
+    moves, _ = _moves(2, 5)
+    rec = R.record_from_moves(moves, seed=5, variant="all")
+    text = resources.files("engine_ext").joinpath("data/cards.toml").read_text(encoding="utf-8")
+    changed = load_text(text.replace('caravan = [["draw standard 2"], ["turn_self"]]',
+                                     'caravan = [["draw standard 3"], ["turn_self"]]'))
+    with pytest.raises(R.RecordError, match="the card data differs from the record's") as err:
+        R.replay(rec, changed)
+    assert err.value.move >= 1 and f"move {err.value.move} (seat " in err.value.message
+
+
+def test_what_is_not_a_record_is_refused_by_field(tmp_path: Path) -> None:
+    with pytest.raises(R.RecordError, match="not a game record at /players"):
+        R.check({"schema": R.SCHEMA_ID, "players": 9, "seed": 1, "moves": []})
+    with pytest.raises(R.RecordError, match="at /moves/0") as err:
+        R.check({"schema": R.SCHEMA_ID, "players": 2, "seed": 1, "moves": [{"seat": 0}]})
+    assert err.value.move == 1
+    path = tmp_path / "x.json"
+    path.write_text("{nope")
+    with pytest.raises(R.RecordError, match="is not JSON"):
+        R.load(path)

@@ -1,0 +1,262 @@
+"""The web table's endpoints through Flask's test client: the page, a whole game by tokens, the
+token sealed (tampered, foreign, rotated keys), records, hints, and bad input as 4xx naming the field."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from typing import Any
+
+import pytest
+from cryptography.fernet import Fernet
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service import create_app
+from service.table import token as table_token
+
+KEY = Fernet.generate_key().decode("ascii")
+
+
+@pytest.fixture(scope="module")
+def app() -> Flask:
+    return create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY, "table_pause_ms": 0})
+
+
+@pytest.fixture()
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+def post(client: FlaskClient, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+    resp = client.post(path, json=body)
+    return resp.status_code, resp.get_json()
+
+
+def opened(sealed: str, key: str = KEY) -> dict[str, Any]:
+    return dict(json.loads(zlib.decompress(Fernet(key.encode()).decrypt(sealed.encode()))))
+
+
+def play_out(client: FlaskClient, body: dict[str, Any], pick: int = 0) -> dict[str, Any]:
+    """Play the person's decisions (the `pick`-th legal one, cycling) to game over."""
+    moves = 0
+    while not body["is_terminal"]:
+        choice = body["legal"][(pick + moves) % len(body["legal"])]
+        status, body = post(client, "/table/move", {"token": body["token"], "decision": choice["text"]})
+        assert status == 200, body
+        moves += 1
+        assert moves < 1000
+    return body
+
+
+def tampered(sealed: str) -> str:
+    i = len(sealed) // 2
+    return sealed[:i] + ("A" if sealed[i] != "A" else "B") + sealed[i + 1:]
+
+
+def test_page_and_its_files_are_served(client: FlaskClient) -> None:
+    for path in ("/", "/play"):
+        resp = client.get(path)
+        assert resp.status_code == 200 and resp.mimetype == "text/html"
+        page = resp.get_data(as_text=True)
+        assert 'data-pause-ms="0"' in page and "/table/static/table.js" in page
+    assert client.get("/table/static/table.js").status_code == 200
+    assert client.get("/table/static/table.css").status_code == 200
+
+
+def test_a_new_game_shows_the_persons_view_in_words(client: FlaskClient) -> None:
+    status, body = post(client, "/table/new", {"levels": ["novice"], "seed": 11})
+    assert status == 200, body
+    assert body["seat"] == 0 and body["players"] == 2 and body["names"] == ["you", "novice (seat 2)"]
+    assert body["view"]["observer"] == 0 and "rng" not in body["view"]
+    assert body["current_player"] == 0 and body["legal"] and body["ask"]
+    for item in body["legal"]:
+        assert item["description"] and item["text"]
+    # every card in sight has its name and actions, every contract its cost, mules and VP
+    for caravan in body["view"]["seats"][0]["caravans"]:
+        for slug in caravan:
+            assert body["cards"][slug]["name"] and body["cards"][slug]["actions"]
+    for number in body["view"]["display"]:
+        c = body["contracts"][str(number)]
+        assert c["vp"] >= 1 and c["cost"] and "mules" in c
+    # the whole game is in the token, sealed: the deck order and the seed travel only there
+    inside = opened(body["token"])
+    assert inside["state"]["rng"] and inside["seed"] == 11 and inside["levels"] == [None, "novice"]
+
+
+def test_a_whole_game_by_tokens_then_its_record_replays(client: FlaskClient) -> None:
+    status, body = post(client, "/table/new", {"levels": ["novice"], "seed": 5})
+    assert status == 200
+    first = body["token"]
+    end = play_out(client, body)
+    assert end["legal"] == [] and end["result"]["seed"] == 5
+    assert end["result"]["scores"] == end["vp"] and end["result"]["winner"] == end["winner"]
+    # the first token still holds the start: the service kept nothing
+    status, again = post(client, "/table/move", {"token": first, "decision": body["legal"][0]["text"]})
+    assert status == 200 and again["decisions"] >= 1
+    status, rec = post(client, "/table/record", {"token": end["token"]})
+    assert status == 200
+    record = rec["record"]
+    assert record["schema"] == "kashgar/record@1" and record["seed"] == 5 and record["players"] == 2
+    assert record["seats"] == [{"seat": 0, "level": None}, {"seat": 1, "level": "novice"}]
+    assert len(record["moves"]) == end["decisions"] and record["result"]["vp"] == end["vp"]
+    assert all(m["description"] for m in record["moves"]) and "path" not in record["cards"]
+    status, loaded = post(client, "/table/load", {"record": record})
+    assert status == 200 and loaded["result"] == end["result"] and loaded["view"] == end["view"]
+
+
+def test_bot_moves_come_in_words_one_step_each(client: FlaskClient) -> None:
+    status, body = post(client, "/table/new", {"levels": ["novice", "beginner", "casual"], "seed": 3})
+    assert status == 200 and body["players"] == 4
+    seats: list[int] = []
+    while not {1, 2, 3} <= set(seats):  # the person's decisions of a turn, then the three bots' turns
+        status, body = post(client, "/table/move", {"token": body["token"], "decision": body["legal"][0]["decision"]})
+        assert status == 200
+        assert body["steps"][0]["seat"] == 0 and body["current_player"] == 0
+        for step in body["steps"]:
+            assert step["description"] and step["who"] == body["names"][step["seat"]]
+        seats += [s["seat"] for s in body["steps"]]
+
+
+def test_a_hint_gives_the_levels_choice_and_alternatives(client: FlaskClient) -> None:
+    _, body = post(client, "/table/new", {"levels": ["novice"], "seed": 2})
+    status, hint = post(client, "/table/hint", {"token": body["token"], "level": "skilled"})
+    assert status == 200, hint
+    assert hint["text"] in {d["text"] for d in body["legal"]} and hint["description"]
+    assert 0.0 <= hint["win_prob"] <= 1.0 and 1 <= len(hint["alternatives"]) <= 3
+    assert all(a["text"] != hint["text"] and a["description"] for a in hint["alternatives"])
+
+
+def test_a_tampered_or_foreign_token_is_refused(client: FlaskClient) -> None:
+    _, body = post(client, "/table/new", {"levels": ["novice"], "seed": 4})
+    foreign = table_token.seal(table_token.cipher(Fernet.generate_key().decode()), opened(body["token"]))
+    for bad in (tampered(body["token"]), foreign, "not a token", body["token"][:-10]):
+        for path, extra in (("/table/move", {"decision": "c0:a"}), ("/table/hint", {"level": "novice"}),
+                            ("/table/record", {})):
+            status, err = post(client, path, {"token": bad, **extra})
+            assert status == 422 and err["error"] == "invalid_token" and err["pointer"] == "/token", err
+
+
+def test_keys_rotate_and_processes_with_the_key_share_tables() -> None:
+    old, new = KEY, Fernet.generate_key().decode()
+    one = create_app({"TESTING": True, "log_level": "WARNING", "table_key": old}).test_client()
+    other = create_app({"TESTING": True, "log_level": "WARNING", "table_key": f"{new},{old}"}).test_client()
+    _, body = post(one, "/table/new", {"levels": ["novice"], "seed": 9})
+    status, moved = post(other, "/table/move", {"token": body["token"], "decision": body["legal"][0]["text"]})
+    assert status == 200
+    opened(moved["token"], new)  # sealed with the first key
+    with pytest.raises(ValueError, match="KASHGAR_TABLE_KEY"):
+        create_app({"TESTING": True, "table_key": "not-a-fernet-key"})
+
+
+@pytest.mark.parametrize(("path", "body", "status", "pointer"), [
+    ("/table/new", {"levels": []}, 422, "/levels"),
+    ("/table/new", {"levels": ["novice"] * 4}, 422, "/levels"),
+    ("/table/new", {"levels": ["nobody"]}, 422, "/levels/0"),
+    ("/table/new", {"levels": ["novice"], "seed": -1}, 422, "/seed"),
+    ("/table/new", {"levels": ["novice"], "variant": {"additional": ["nobody"]}}, 422, "/variant/additional/0"),
+    ("/table/new", {"levels": ["novice"], "variant": {"more": []}}, 422, "/variant/more"),
+    ("/table/new", {"levels": ["novice"], "variant": 5}, 422, "/variant"),
+    ("/table/new", {"levels": ["novice"], "extra": 1}, 422, "/extra"),
+    ("/table/move", {"decision": "c0:a"}, 422, "/token"),
+    ("/table/hint", {"token": "x"}, 422, "/level"),
+    ("/table/hint", {"token": "x", "level": "nobody"}, 422, "/token"),
+    ("/table/load", {"record": {"schema": "other", "players": 2, "seed": 1, "moves": []}}, 422, "/record/schema"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "seed": 1, "moves": []}}, 422, "/record/players"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "seats": [{"seat": 0, "level": None}, {"seat": 1, "level": "cat"}]}},
+     422, "/record/seats/1/level"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "seats": [{"seat": 0, "level": None}, {"seat": 1, "level": None}]}},
+     422, "/record/seats"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "variant": {"x": 1}}}, 422, "/record/variant/x"),
+])
+def test_bad_input_is_a_4xx_naming_the_field(client: FlaskClient, path: str, body: Any, status: int,
+                                             pointer: str) -> None:
+    got, err = post(client, path, body)
+    assert got == status and err["pointer"].startswith(pointer), err
+
+
+def test_decisions_that_are_not_the_persons_are_refused(client: FlaskClient) -> None:
+    _, body = post(client, "/table/new", {"levels": ["novice"], "seed": 6})
+    status, err = post(client, "/table/move", {"token": body["token"], "decision": "c9:a"})
+    assert status == 422 and err["pointer"] == "/decision"
+    status, err = post(client, "/table/record", {"token": body["token"]})
+    assert status == 409 and err["error"] == "game_not_over"
+    end = play_out(client, body)
+    status, err = post(client, "/table/move", {"token": end["token"], "decision": "c0:a"})
+    assert status == 409 and err["error"] == "not_your_turn"
+    status, err = post(client, "/table/hint", {"token": end["token"], "level": "novice"})
+    assert status == 409
+    resp = client.post("/table/new", data="levels=novice", content_type="application/x-www-form-urlencoded")
+    assert resp.status_code == 415
+
+
+def test_a_record_that_does_not_replay_names_the_decision(client: FlaskClient) -> None:
+    _, body = post(client, "/table/new", {"levels": ["novice"], "seed": 8})
+    end = play_out(client, body)
+    _, rec = post(client, "/table/record", {"token": end["token"]})
+    record = rec["record"]
+    record["moves"][3]["decision"] = "c9:a"
+    status, err = post(client, "/table/load", {"record": record})
+    assert status == 422 and err["error"] == "record_does_not_replay"
+    assert err["pointer"] == "/record/moves/3" and "move 4" in err["message"], err
+
+
+def test_levels_beyond_the_synchronous_limits_are_refused_by_name() -> None:
+    small = create_app({"TESTING": True, "log_level": "WARNING", "sync_max_iterations": 100}).test_client()
+    status, err = post(small, "/table/new", {"levels": ["novice", "master"]})
+    assert status == 422 and err["pointer"] == "/levels/1" and err["error"] == "budget_too_large_for_sync"
+    _, body = post(small, "/table/new", {"levels": ["novice"], "seed": 1})
+    for level, pointer in (("master", "/level"), ("nobody", "/level")):
+        status, err = post(small, "/table/hint", {"token": body["token"], "level": level})
+        assert status == 422 and err["pointer"] == pointer, err
+
+
+def test_gunicorns_master_makes_one_key_for_its_web_processes(tmp_path: Any) -> None:
+    """Before it forks: every web process, and a USR2 successor, seal and open with the same key."""
+    import os
+    from types import SimpleNamespace
+    from unittest import mock
+
+    env = {"KASHGAR_JOBS_DB": str(tmp_path / "jobs.sqlite"), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics")}
+    with mock.patch.dict(os.environ, env):
+        os.environ.pop("KASHGAR_TABLE_KEY", None)
+        os.environ.pop("KASHGAR_SERVER_TEMP_DIRS", None)
+        from service import gunicorn_conf
+
+        gunicorn_conf.prepare_environment()
+        made = os.environ["KASHGAR_TABLE_KEY"]
+        table_token.cipher(made)  # a Fernet key
+        server = SimpleNamespace(cfg=SimpleNamespace(env_orig={}))
+        gunicorn_conf.pre_exec(server)
+        assert server.cfg.env_orig["KASHGAR_TABLE_KEY"] == made
+        os.environ["KASHGAR_TABLE_KEY"] = KEY  # an operator's key is kept
+        gunicorn_conf.prepare_environment()
+        assert os.environ["KASHGAR_TABLE_KEY"] == KEY
+
+
+def test_with_api_keys_the_page_is_open_and_its_calls_need_a_key() -> None:
+    app = create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY, "table_pause_ms": 0,
+                      "api_keys": "k-table"})
+    client = app.test_client()
+    assert client.get("/").status_code == 200
+    assert client.get("/table/static/table.js").status_code == 200
+    assert client.get("/levels").status_code == 401
+    assert client.post("/table/new", json={"levels": ["novice"], "seed": 3}).status_code == 401
+    wrong = client.post("/table/new", json={"levels": ["novice"], "seed": 3}, headers={"Authorization": "Bearer no"})
+    assert wrong.status_code == 403
+    ok = client.post("/table/new", json={"levels": ["novice"], "seed": 3}, headers={"Authorization": "Bearer k-table"})
+    assert ok.status_code == 200 and ok.get_json()["token"]
+
+
+def test_the_tables_searches_count_against_the_clients_sync_limit() -> None:
+    app = create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY, "table_pause_ms": 0,
+                      "sync_client_seconds": 0.01})
+    client = app.test_client()
+    status, body = post(client, "/table/new", {"levels": ["novice"], "seed": 5})
+    assert status == 200, body
+    resp = client.post("/table/hint", json={"token": body["token"], "level": "master"})
+    assert resp.status_code == 429 and resp.get_json()["error"] == "sync_client_limit"
+    assert resp.headers["Retry-After"]
