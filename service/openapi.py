@@ -300,6 +300,7 @@ def _served_spec() -> dict[str, Any]:
                       api_keys=bool(current_app.extensions.get("kashgar_keys")))
     budgets = {name: level_budget(name) for name in level_names()}
     openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level))
+    openapi_rules.bound_table(spec["components"]["schemas"], cfg, budgets)
     return spec
 
 

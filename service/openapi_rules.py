@@ -1,7 +1,8 @@
 """What the server checks across a request's fields, said in the OpenAPI document where a JSON
 Schema can say it, so that a request valid by the document is one the server takes up:
 
-- /games: `variant` names Cut-and-Thrust cards;
+- /games and /table/new: `variant` names Cut-and-Thrust cards; /table's level names are this
+  server's;
 - `observer` names a seat of the game: below `players` (/games) or the state's `players`
   (/legal, /apply), and on a view only the view's own seat;
 - /suggest: a level without a budget has the level's budget, which must be within this server's
@@ -9,7 +10,8 @@ Schema can say it, so that a request valid by the document is one the server tak
   `sync`.
 
 What a schema cannot say stays the server's 422, with the field's pointer: a state that is
-well-formed but impossible, a decision that is not legal, a game that is over, a synchronous
+well-formed but impossible, a table's token or record that this service did not make, a decision
+that is not legal, a game that is over, a synchronous
 search whose `parallel` parts times `time_ms` exceed the synchronous limit, and a Cut-and-Thrust
 card named more times than the game has it.
 """
@@ -51,6 +53,24 @@ def bound_variant(schemas: dict[str, Any]) -> None:
         elif branch.get("type") == "object":
             branch["properties"]["additional"] = cards
             branch["additionalProperties"] = False  # the server names any other field
+
+
+def bound_table(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]]) -> None:
+    """The table's requests (`/table/*`): the levels whose budget is within this server's
+    synchronous limits (the table's searches are synchronous), and a variant as /games takes it
+    (`bound_variant`)."""
+    if "TableNewRequest" not in schemas:
+        return
+    names = [name for name, (iterations, ms) in budgets.items()
+             if (iterations or 0) <= settings.sync_max_iterations and (ms or 0) <= settings.sync_max_ms]
+    for name, schema in schemas.items():  # a token is Fernet's: URL-safe base64, so within the body limit
+        if name.startswith("Table") and "token" in schema.get("properties", {}):
+            schema["properties"]["token"]["pattern"] = "^[A-Za-z0-9_=-]+$"
+    schemas["TableNewRequest"]["properties"]["levels"]["items"]["enum"] = list(names)
+    schemas["TableHintRequest"]["properties"]["level"]["enum"] = list(names)
+    schemas["TableNewRequest"]["properties"]["variant"] = dict(
+        schemas["NewGameRequest"]["properties"]["variant"], description=schemas["TableNewRequest"]["properties"]
+        ["variant"].get("description", ""))
 
 
 def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]],

@@ -3,9 +3,10 @@ every response conforms to the documented status codes, content types and schema
 requests are rejected, and schema-valid requests are accepted (`positive_data_acceptance`). The
 document says what the server checks across fields where a schema can (`service/openapi_rules.py`:
 observers, level budgets, variants); a state or decision can still be valid by the document and
-impossible or illegal in the game, which no schema says, so for the operations that take one a
-valid request may get a 422 only for the state, the decision, or the one budget rule a schema
-cannot say (parts times time_ms over the synchronous limit)."""
+impossible or illegal in the game, and a table's token or record one this service did not make,
+which no schema says, so for the operations that take one a valid request may get a 422 only for
+the state, the decision, the token or record, or the one budget rule a schema cannot say (parts
+times time_ms over the synchronous limit)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,9 @@ app = create_app(
     }
 )
 schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
-TAKES_A_GAME = {"/legal", "/apply", "/suggest"}
+# operations that take a game (a state, a table's token or record) and where it may be refused
+TAKES_A_GAME = {"/legal", "/apply", "/suggest", "/table/move", "/table/hint", "/table/record", "/table/load"}
+GAME_POINTERS = ("/state", "/decision", "/token", "/record")
 
 
 def only_the_game_refused(case: Any, response: Any) -> None:
@@ -40,7 +43,7 @@ def only_the_game_refused(case: Any, response: Any) -> None:
     if meta is None or not meta.generation.mode.is_positive or response.status_code != 422:
         return
     body = response.json()
-    game = body["pointer"].startswith(("/state", "/decision"))
+    game = body["pointer"].startswith(GAME_POINTERS)
     sync_parts = body["error"] == "budget_too_large_for_sync" and body["pointer"] == "/parallel"
     assert game or sync_parts, f"a valid request refused: {body}"
 
