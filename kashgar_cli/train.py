@@ -56,9 +56,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("-j", "--workers", type=process_count, default=os.cpu_count() or 1)
     p.add_argument("--seed", type=int, default=0, help="game g is dealt from seed + g; seeds the training too")
     p.add_argument("--every", type=positive_int, default=1, help="keep every k-th turn start of a game")
-    p.add_argument("--hidden", type=_hidden, default=(64,), help="hidden layer sizes (default: 64)")
-    p.add_argument("--alpha", type=float, default=1e-3, help="L2 penalty of the MLP")
-    p.add_argument("--max-iter", type=positive_int, default=200, help="training epochs at most")
+    p.add_argument("--hidden", type=_hidden, default=(32,), help="hidden layer sizes (default: 32)")
+    p.add_argument("--alpha", type=float, default=10.0, help="L2 penalty of the MLP (default: 10)")
+    p.add_argument("--max-iter", type=positive_int, default=30, help="training epochs at most (default: 30)")
     p.add_argument("--save-data", type=output_file, default=None,
                    help="write the recorded positions here (.npz), to train again without playing")
     p.add_argument("--data", action="append", default=[],

@@ -61,7 +61,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     out = tmp_path_factory.mktemp("train")
     model, data = out / "model.json", out / "pos.npz"
     rc = kashgar(["train", "--policy", "greedy", "-n", "6", "-p", "2,3", "-j", "1", "--seed", "5",
-                  "--hidden", "12,6", "--max-iter", "30", "--quiet", "--save-data", str(data),
+                  "--hidden", "12,6", "--max-iter", "4", "--quiet", "--save-data", str(data),
                   "--out", str(model)])
     assert rc == 0
     return model, data
@@ -86,7 +86,7 @@ def test_compiled_evaluation_equals_sklearn(trained: tuple[Path, Path], compiled
     doc = json.loads(model_path.read_text())
     pos = Positions.load(str(data))
     # the same training again gives the same network: the file holds the pipeline's layers
-    pipe, _ = train(pos, tuple(doc["training"]["hidden"]), doc["training"]["alpha"], seed=5, max_iter=30)
+    pipe, _ = train(pos, tuple(doc["training"]["hidden"]), doc["training"]["alpha"], seed=5, max_iter=4)
     assert export_layers(pipe) == doc["layers"]
     model = Model(doc)
     checked = 0
