@@ -68,6 +68,8 @@ class ISMCTSConfig:
     weights: str = ""             # evaluator "fitted"/"tuned"/"default": a weights file ("" = the shipped
                                   # bots/data/eval_weights.json or bots/data/eval_tuned.json); "learned":
                                   # a model file ("" = bots/data/value_model.json)
+    blend: float = 0.0            # evaluator "learned": a leaf's value is the model's logit + blend x the
+                                  # linear value of the weights tuned by play (0: the model alone)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
                                   # whose mean reward is at most this many log-odds below its (0: all moves)
@@ -90,6 +92,7 @@ class ISMCTSConfig:
             ("eps", number(self.eps) and 0 <= self.eps <= 1, "a number from 0 to 1"),
             ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
+            ("blend", number(self.blend) and self.blend >= 0, "a number >= 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
@@ -150,6 +153,7 @@ def search_evaluator(ev: Evaluator, st: Any, cfg: ISMCTSConfig, mixin: type | No
     model = getattr(ev, "engine_model", None)
     if model is not None and weights is not None and engine_build(st) is not None:
         out.set_model(*model())  # leaves valued by the learned model (bots.learned)
+        out.blend = cfg.blend
     return out
 
 

@@ -75,6 +75,7 @@ class KashgarEvaluator(Evaluator):
         self.mw = self._mw
         self.lsz = self._lsz
         self.nlayers = 0  # 0: no model (the linear value); else weight layers of the learned model
+        self.blend = 0.0  # with a model: a leaf's value is its logit + blend x the linear value
         self.bsize = 0
         self._load_layout()
         self.set_weights(weights, rollout_weights)
@@ -338,7 +339,10 @@ class KashgarEvaluator(Evaluator):
             self._stage(d, np_, t)
         for p in range(np_):
             if self.nlayers > 0:
-                self.vals[p] = self.scale * self._logit(p, np_)
+                self.vals[p] = self._logit(p, np_)
+                if self.blend != 0.0:
+                    self.vals[p] += self.blend * self._value(d, p, t, 0)
+                self.vals[p] = self.scale * self.vals[p]
             else:
                 self.vals[p] = self.scale * self._value(d, p, t, 0)
             if self.vals[p] > m:

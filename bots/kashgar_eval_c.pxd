@@ -26,6 +26,7 @@ cdef class KashgarEvaluator(Evaluator):
     cdef public double[::1] mw
     cdef public int[::1] lsz
     cdef public int nlayers, bsize, nin
+    cdef public double blend
 
     cpdef _load_layout(self)
 

@@ -113,6 +113,11 @@ def test_the_search_values_leaves_by_the_model(trained: tuple[Path, Path], engin
     z = ev.values(st)
     ex = [math.exp(v - max(z)) for v in z]
     assert core.leaf_rewards(st) == pytest.approx([e / sum(ex) for e in ex], abs=1e-9)
+    # blended: the logit plus `blend` times the linear value of the weights tuned by play
+    blended = search_evaluator(ev, st, cfg.with_(blend=0.5))
+    z = [v + 0.5 * core.heuristic(st, p) for p, v in enumerate(ev.values(st))]
+    ex = [math.exp(v - max(z)) for v in z]
+    assert blended.leaf_rewards(st) == pytest.approx([e / sum(ex) for e in ex], abs=1e-9)
 
 
 def test_a_model_for_other_features_is_refused(trained: tuple[Path, Path], tmp_path: Path) -> None:
