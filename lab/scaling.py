@@ -48,9 +48,11 @@ def plot(curves: dict[str, list[dict[str, Any]]], path: str) -> None:
         err = [[p["elo"] - p["low"] for p in pts], [p["high"] - p["elo"] for p in pts]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=4, label=label)
     ax.set_xscale("log", base=2)
+    ticks = sorted({p["time_ms"] for pts in curves.values() for p in pts})
+    ax.set_xticks(ticks, [f"{t:g}" for t in ticks])
     ax.set_xlabel("time per decision (ms, wall)")
     ax.set_ylabel("Elo over the shortest time")
-    ax.set_title("Kashgar: Elo against thinking time (2 players; bars: 95% interval)", fontsize=9)
+    ax.set_title("Kashgar: Elo against thinking time (2 players; bars: the last doubling's 95% interval)", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
