@@ -41,7 +41,7 @@ from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
 ROLLOUTS = ("eval", "turn")
-EVALUATORS = ("default", "fitted", "kashgar", "tuned", "vp")
+EVALUATORS = ("default", "fitted", "kashgar", "learned", "tuned", "vp")
 TREE_PREALLOC = 1 << 16  # nodes allocated before a search at most (the tree grows beyond, when needed)
 
 
@@ -63,9 +63,13 @@ class ISMCTSConfig:
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
-                                  # play, `kashgar tune-eval`; its rollouts choose by them too), "vp"
+                                  # play, `kashgar tune-eval`; its rollouts choose by them too), "learned"
+                                  # (leaves valued by the model of `kashgar train`, rollouts as "tuned"), "vp"
     weights: str = ""             # evaluator "fitted"/"tuned"/"default": a weights file ("" = the shipped
-                                  # bots/data/eval_weights.json or bots/data/eval_tuned.json)
+                                  # bots/data/eval_weights.json or bots/data/eval_tuned.json); "learned":
+                                  # a model file ("" = bots/data/value_model.json)
+    blend: float = 0.0            # evaluator "learned": a leaf's value is the model's logit + blend x the
+                                  # linear value of the weights tuned by play (0: the model alone)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
                                   # whose mean reward is at most this many log-odds below its (0: all moves)
@@ -88,6 +92,7 @@ class ISMCTSConfig:
             ("eps", number(self.eps) and 0 <= self.eps <= 1, "a number from 0 to 1"),
             ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
+            ("blend", number(self.blend) and self.blend >= 0, "a number >= 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
@@ -109,7 +114,8 @@ def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evalu
     weights file of the fitted or tuned evaluator (default: the shipped one)."""
     makers: dict[str, Any] = {"vp": VPEvaluator, "kashgar": KashgarEvaluator,
                               "fitted": lambda: FittedEvaluator(path=weights or None),
-                              "tuned": lambda: TunedEvaluator(path=weights or None)}
+                              "tuned": lambda: TunedEvaluator(path=weights or None),
+                              "learned": lambda: _learned(weights)}
     if name not in EVALUATORS:
         raise ValueError(f"unknown evaluator {name!r}: one of {', '.join(EVALUATORS)}")
     if name == "default" and weights and hasattr(st, "export"):
@@ -117,6 +123,12 @@ def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evalu
     ev = makers[name]() if name in makers else default_evaluator(st)
     ev.scale *= scale
     return ev
+
+
+def _learned(path: str) -> Evaluator:
+    from bots.learned import LearnedEvaluator  # late: the model file is read only by levels that use it
+
+    return LearnedEvaluator(path=path or None)
 
 
 def search_evaluator(ev: Evaluator, st: Any, cfg: ISMCTSConfig, mixin: type | None = None) -> Any:
@@ -137,7 +149,12 @@ def search_evaluator(ev: Evaluator, st: Any, cfg: ISMCTSConfig, mixin: type | No
         args = (ev, ev.scale, cfg.depth)
     if mixin is not None:
         cls = type(f"{mixin.__name__}{cls.__name__}", (mixin, cls), {})
-    return cls(*args)
+    out = cls(*args)
+    model = getattr(ev, "engine_model", None)
+    if model is not None and weights is not None and engine_build(st) is not None:
+        out.set_model(*model())  # leaves valued by the learned model (bots.learned)
+        out.blend = cfg.blend
+    return out
 
 
 def resolve_budget(cfg: ISMCTSConfig, iterations: int | None, time_ms: float | None) -> tuple[int, float]:

@@ -29,13 +29,21 @@ except ImportError:  # interpreted, without Cython installed
     from engine_ext import cython_shim as cython  # type: ignore[no-redef]
 
 if not cython.compiled:  # compiled, the base class is cimported from bots.ismcts_c (kashgar_eval_c.pxd)
-    from bots.ismcts import Evaluator, Rng, double_array
+    from bots.ismcts import Evaluator, Rng, double_array, int_array
 
 ROLLOUTS = ("eval", "turn")  # `depth` random decisions, or the rest of the turn epsilon-greedily; then the value
 ROLL_EVAL = 0
 ROLL_TURN = 1
 FIXED_FEATURES = 8  # features before the per-card-kind counts (bots.features.FIXED)
 MAX_FEATURES = 72  # FIXED_FEATURES + the engine's 64 card kinds at most
+# The learned model's input (bots.learned.MODEL_SEAT, MODEL_GLOBAL): a block per seat (the seat's
+# own, then the others in turn order after it, padded to 3), then what is the table's.
+SEAT_FIXED = 24  # a seat block's scalars, then its card kinds in caravans, then how soon each comes round
+GLOBAL_FIXED = 13  # the table's scalars, then each card kind's count in the Standard and Special decks
+MAX_KINDS = 64
+MAX_BLOCK = SEAT_FIXED + 2 * MAX_KINDS
+MAX_HIDDEN = 256  # units per hidden layer at most
+MAX_LAYERS = 4  # weight layers at most
 
 
 class KashgarEvaluator(Evaluator):
@@ -58,6 +66,17 @@ class KashgarEvaluator(Evaluator):
         self.f = self._f
         self.vals = self._vals
         self.nfeat = 0
+        self._blk = double_array(4 * MAX_BLOCK + GLOBAL_FIXED + MAX_KINDS)  # every seat's block, the table's
+        self._hid = double_array(2 * MAX_HIDDEN)
+        self._mw = double_array(1)
+        self._lsz = int_array(MAX_LAYERS + 1)
+        self.blk = self._blk
+        self.hid = self._hid
+        self.mw = self._mw
+        self.lsz = self._lsz
+        self.nlayers = 0  # 0: no model (the linear value); else weight layers of the learned model
+        self.blend = 0.0  # with a model: a leaf's value is its logit + blend x the linear value
+        self.bsize = 0
         self._load_layout()
         self.set_weights(weights, rollout_weights)
 
@@ -77,6 +96,21 @@ class KashgarEvaluator(Evaluator):
         self.o_nxt = lay["O_NXT"]
         self.o_flip = lay["O_FLIP"]
         self.ph_effect = core_py.PH_EFFECT
+        self.s_start = lay["S_START"]
+        self.s_turnpl = lay["S_TURNPL"]
+        self.s_turnlim = lay["S_TURNLIM"]
+        self.s_endtrig = lay["S_ENDTRIG"]
+        self.s_std_n = lay["S_STD_N"]
+        self.s_spc_n = lay["S_SPC_N"]
+        self.s_con_n = lay["S_CON_N"]
+        self.s_disc_n = lay["S_DISC_N"]
+        self.o_pl = lay["O_PL"]
+        self.o_loc = lay["O_LOC"]
+        self.l_std = lay["L_STD"]
+        self.l_spc = lay["L_SPC"]
+        self.pl_ncon = lay["PL_NCON"]
+        self.pl_nwheat = lay["PL_NWHEAT"]
+        self.ncards = core_py.NCARDS
 
     def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
         """The value's weights: `a` then `b`, one of each per feature (see `features`); the value of
@@ -301,8 +335,16 @@ class KashgarEvaluator(Evaluator):
                 self.vps[p] = d.vp(p)
             return
         t = self.progress(d)
+        if self.nlayers > 0:
+            self._stage(d, np_, t)
         for p in range(np_):
-            self.vals[p] = self.scale * self._value(d, p, t, 0)
+            if self.nlayers > 0:
+                self.vals[p] = self._logit(p, np_)
+                if self.blend != 0.0:
+                    self.vals[p] += self.blend * self._value(d, p, t, 0)
+                self.vals[p] = self.scale * self.vals[p]
+            else:
+                self.vals[p] = self.scale * self._value(d, p, t, 0)
             if self.vals[p] > m:
                 m = self.vals[p]
             self.vps[p] = d.vp(p)
@@ -317,3 +359,224 @@ class KashgarEvaluator(Evaluator):
         np_ = d.d[self.s_players]
         self._leaf_rewards(d, np_)
         return [self.rew[p] for p in range(np_)]
+
+    # ---- the learned model: its input per seat and a forward pass -----------------------------
+
+    def set_model(self, sizes: Any, weights: Any) -> None:
+        """The learned value model (`bots.learned`): `sizes` = [inputs, hidden..., 1], `weights` every
+        layer's matrix (inputs x outputs, row-major) then its biases, layer by layer; ReLU between
+        layers, the last output a logit (an `array('d')` of weights is shared, not copied). The leaves
+        are then valued by the seats' logits (softmax times `scale`); the greedy choices keep the
+        linear weights. Empty `sizes`: no model."""
+        i = 0
+        total = 0
+        if len(sizes) == 0:
+            self.nlayers = 0
+            return
+        if len(sizes) < 2 or len(sizes) > MAX_LAYERS + 1 or sizes[len(sizes) - 1] != 1:
+            raise ValueError(f"model sizes must be [inputs, hidden..., 1] with at most {MAX_LAYERS} layers, "
+                             f"not {list(sizes)}")
+        for i in range(1, len(sizes) - 1):
+            if sizes[i] < 1 or sizes[i] > MAX_HIDDEN:
+                raise ValueError(f"a hidden layer has 1 to {MAX_HIDDEN} units, not {sizes[i]}")
+        for i in range(len(sizes) - 1):
+            total += sizes[i] * sizes[i + 1] + sizes[i + 1]
+        if len(weights) != total:
+            raise ValueError(f"model sizes {list(sizes)} take {total} weights, not {len(weights)}")
+        if getattr(weights, "typecode", "") == "d":  # an array of C doubles: shared, not copied
+            self._mw = weights
+            self.mw = self._mw
+        else:
+            self._mw = double_array(total)
+            self.mw = self._mw
+            for i in range(total):
+                self.mw[i] = weights[i]
+        for i in range(len(sizes)):
+            self.lsz[i] = sizes[i]
+        self.nlayers = len(sizes) - 1
+
+    def _seat_block(self, d: Any, q: int, off: int) -> None:
+        """Seat `q`'s block of the model's input at `self.blk[off:]` (`bots.learned.MODEL_SEAT`)."""
+        r = self.o_res + q * 7
+        k = 0
+        i = 0
+        j = 0
+        c = 0
+        car = 0
+        card = 0
+        need = 0
+        have = 0
+        missing = 0
+        ncards = 0
+        payable = 0
+        cycle = 0
+        payvp = 0
+        cyclevp = 0
+        fewest = 99
+        np_ = d.d[self.s_players]
+        R = d.R
+        nk = R.nkinds
+        self._features(d, q)
+        for i in range(FIXED_FEATURES):
+            self.blk[off + i] = self.f[i]
+        for k in range(7):
+            have = d.d[r + k]
+            self.blk[off + 8 + k] = have if have < 10 else 10
+        self.blk[off + 15] = d.d[self.o_pl + q * 8 + self.pl_ncon]
+        self.blk[off + 16] = d.d[self.o_pl + q * 8 + self.pl_nwheat]
+        for i in range(d.d[self.o_ncar + q]):
+            ncards += d.d[self.o_car + (q * 4 + i) * 3 + 2]
+        for i in range(d.d[self.s_disp_n]):
+            c = d.d[self.o_disp + i]
+            missing = 0
+            for k in range(6):
+                need = R.con_cost[c * 7 + k]
+                have = d.d[r + k]
+                if need > have:
+                    missing += need - have
+            need = R.con_mules[c]
+            if R.con_cost[c * 7 + 6] > need:
+                need = R.con_cost[c * 7 + 6]
+            have = d.d[r + 6]
+            if need > have:
+                missing += need - have
+            if missing == 0:
+                payable += 1
+                if R.con_vp[c] > payvp:
+                    payvp = R.con_vp[c]
+            if missing <= ncards:
+                cycle += 1
+                if R.con_vp[c] > cyclevp:
+                    cyclevp = R.con_vp[c]
+            if missing < fewest:
+                fewest = missing
+        self.blk[off + 17] = payable
+        self.blk[off + 18] = payvp
+        self.blk[off + 19] = cycle
+        self.blk[off + 20] = cyclevp
+        self.blk[off + 21] = (fewest if fewest < 10 else 10) if d.d[self.s_disp_n] > 0 else 10
+        self.blk[off + 22] = (q - d.d[self.s_start] + np_) % np_
+        self.blk[off + 23] = (q - d.d[self.s_turnpl] + np_) % np_
+        for k in range(nk):
+            self.blk[off + SEAT_FIXED + k] = self.f[FIXED_FEATURES + k]
+            self.blk[off + SEAT_FIXED + nk + k] = 0.0
+        for i in range(d.d[self.o_ncar + q]):
+            car = q * 4 + i
+            card = d.d[self.o_car + car * 3]
+            for j in range(d.d[self.o_car + car * 3 + 2]):
+                c = R.ckind[card]
+                if c == R.k_patriarch and d.d[self.o_flip + card]:
+                    c = R.k_matriarch
+                self.blk[off + SEAT_FIXED + nk + c] += 1.0 / (1.0 + j)
+                card = d.d[self.o_nxt + card]
+
+    def _stage(self, d: Any, np_: int, t: float) -> None:
+        """Every seat's block and the table's part of the model's input, into `self.blk`."""
+        q = 0
+        i = 0
+        c = 0
+        loc = 0
+        nk = d.R.nkinds
+        g = 0
+        self.bsize = SEAT_FIXED + 2 * nk
+        for q in range(np_):
+            self._seat_block(d, q, q * self.bsize)
+        g = 4 * self.bsize
+        for i in range(GLOBAL_FIXED + nk):
+            self.blk[g + i] = 0.0
+        for i in range(3):
+            self.blk[g + i] = 1.0 if i + 1 < np_ else 0.0
+        self.blk[g + 3 + np_ - 2] = 1.0
+        self.blk[g + 6] = d.d[self.s_turn] * 1.0 / np_  # a C double division
+        self.blk[g + 7] = (d.d[self.s_turnlim] - d.d[self.s_turn]) * 1.0 / np_
+        self.blk[g + 8] = 1.0 if d.d[self.s_endtrig] != 0 else 0.0
+        self.blk[g + 9] = t
+        self.blk[g + 10] = d.d[self.s_std_n]
+        self.blk[g + 11] = d.d[self.s_spc_n]
+        self.blk[g + 12] = d.d[self.s_con_n]
+        for i in range(self.ncards):
+            loc = d.d[self.o_loc + i]
+            if loc == self.l_std or loc == self.l_spc:
+                c = d.R.ckind[i]
+                self.blk[g + GLOBAL_FIXED + c] += 1.0
+        self.nin = 4 * self.bsize + GLOBAL_FIXED + nk
+
+    def _logit(self, p: int, np_: int) -> float:
+        """The model's logit that seat `p` wins, from the staged input (`_stage`): the first layer
+        reads the blocks in seat-relative order (own, then the next seats in turn order) and skips
+        zero inputs."""
+        s = 0
+        q = 0
+        i = 0
+        j = 0
+        lay = 0
+        nin = 0
+        nout = 0
+        w = 0
+        src = 0
+        dst = 0
+        bias = 0
+        x = 0.0
+        nin = self.lsz[0]
+        nout = self.lsz[1]
+        dst = 0
+        bias = nin * nout
+        for j in range(nout):
+            self.hid[j] = self.mw[bias + j]
+        for s in range(4):
+            if s >= np_:
+                break
+            q = (p + s) % np_
+            for i in range(self.bsize):
+                x = self.blk[q * self.bsize + i]
+                if x != 0.0:
+                    w = (s * self.bsize + i) * nout
+                    for j in range(nout):
+                        self.hid[j] += x * self.mw[w + j]
+        for i in range(nin - 4 * self.bsize):
+            x = self.blk[4 * self.bsize + i]
+            if x != 0.0:
+                w = (4 * self.bsize + i) * nout
+                for j in range(nout):
+                    self.hid[j] += x * self.mw[w + j]
+        w = bias + nout
+        for lay in range(1, self.nlayers):
+            src = dst
+            dst = MAX_HIDDEN - dst
+            nin = nout
+            nout = self.lsz[lay + 1]
+            for j in range(nout):
+                self.hid[dst + j] = self.mw[w + nin * nout + j]
+            for i in range(nin):
+                x = self.hid[src + i]
+                if x > 0.0:  # ReLU
+                    for j in range(nout):
+                        self.hid[dst + j] += x * self.mw[w + i * nout + j]
+            w += nin * nout + nout
+        return self.hid[dst]
+
+    def model_features(self, d: Any, p: int) -> list[float]:
+        """Seat `p`'s input to the learned model in state `d` (`bots.learned.model_feature_names`)."""
+        np_ = d.d[self.s_players]
+        s = 0
+        q = 0
+        out: list[float] = []
+        self._stage(d, np_, self.progress(d))
+        for s in range(4):
+            if s < np_:
+                q = (p + s) % np_
+                out.extend([self.blk[q * self.bsize + i] for i in range(self.bsize)])
+            else:
+                out.extend([0.0] * self.bsize)
+        out.extend([self.blk[4 * self.bsize + i] for i in range(self.nin - 4 * self.bsize)])
+        return out
+
+    def model_logit(self, d: Any, p: int) -> float:
+        """The learned model's logit that seat `p` wins state `d` (`set_model`)."""
+        np_ = d.d[self.s_players]
+        if self.nlayers == 0:
+            raise ValueError("no model set (set_model)")
+        self._stage(d, np_, self.progress(d))
+        if self.nin != self.lsz[0]:
+            raise ValueError(f"the model reads {self.lsz[0]} inputs, this engine has {self.nin}")
+        return self._logit(p, np_)

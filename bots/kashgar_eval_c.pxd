@@ -1,10 +1,11 @@
 # C types for bots/kashgar_eval.py compiled as bots.kashgar_eval_c (the same source; see setup.py):
 # a subclass of the compiled search's Evaluator, reading compiled engine states as C structs.
 cimport cython
-from bots.ismcts_c cimport Evaluator, Rng, double_array
+from bots.ismcts_c cimport Evaluator, Rng, double_array, int_array
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
-cdef int ROLL_EVAL, ROLL_TURN, FIXED_FEATURES, MAX_FEATURES
+cdef int ROLL_EVAL, ROLL_TURN, FIXED_FEATURES, MAX_FEATURES, SEAT_FIXED, GLOBAL_FIXED, MAX_KINDS, MAX_BLOCK
+cdef int MAX_HIDDEN, MAX_LAYERS
 
 
 cdef class KashgarEvaluator(Evaluator):
@@ -17,6 +18,15 @@ cdef class KashgarEvaluator(Evaluator):
     cdef public double[::1] vals
     cdef public int nfeat
     cdef public int o_res, o_disp, s_disp_n, s_players, s_turn, s_phase, o_ncar, o_car, o_nxt, o_flip, ph_effect
+    cdef public int s_start, s_turnpl, s_turnlim, s_endtrig, s_std_n, s_spc_n, s_con_n, s_disc_n
+    cdef public int o_pl, o_loc, l_std, l_spc, pl_ncon, pl_nwheat, ncards
+    cdef public object _blk, _hid, _mw, _lsz
+    cdef public double[::1] blk
+    cdef public double[::1] hid
+    cdef public double[::1] mw
+    cdef public int[::1] lsz
+    cdef public int nlayers, bsize, nin
+    cdef public double blend
 
     cpdef _load_layout(self)
 
@@ -68,6 +78,27 @@ cdef class KashgarEvaluator(Evaluator):
 
     @cython.locals(p=int, w=int, m=double, sm=double, t=double)
     cdef void _leaf_rewards(self, CState d, int np_)
+
+    @cython.locals(i=int, total=int)
+    cpdef set_model(self, object sizes, object weights)
+
+    @cython.locals(r=int, k=int, i=int, j=int, c=int, car=int, card=int, need=int, have=int, missing=int,
+                   ncards=int, payable=int, cycle=int, payvp=int, cyclevp=int, fewest=int, np_=int, nk=int,
+                   R=CRules)
+    cdef void _seat_block(self, CState d, int q, int off)
+
+    @cython.locals(q=int, i=int, c=int, loc=int, nk=int, g=int)
+    cdef void _stage(self, CState d, int np_, double t)
+
+    @cython.locals(s=int, q=int, i=int, j=int, lay=int, nin=int, nout=int, w=int, src=int, dst=int, bias=int,
+                   x=double)
+    cdef double _logit(self, int p, int np_)
+
+    @cython.locals(np_=int, s=int, q=int, out=list)
+    cpdef list model_features(self, CState d, int p)
+
+    @cython.locals(np_=int)
+    cpdef double model_logit(self, CState d, int p)
 
     @cython.locals(np_=int)
     cpdef list leaf_rewards(self, CState d)

@@ -35,6 +35,7 @@ class Level:
     config: ISMCTSConfig
     elo: float | None = None
     elo_ci: float | None = None
+    core_seconds: float | None = None  # measured CPU seconds of one searched decision (all its parts)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def bot(self, **overrides: Any) -> ISMCTSBot:
@@ -43,7 +44,7 @@ class Level:
     def to_dict(self) -> dict[str, Any]:
         """Name, description, every setting of the search (`ISMCTSConfig`) and the measured Elo."""
         return {"name": self.name, "description": self.description, **self.config.to_dict(),
-                "elo": self.elo, "elo_ci": self.elo_ci}
+                "elo": self.elo, "elo_ci": self.elo_ci, "core_seconds": self.core_seconds}
 
 
 def levels_path() -> Path:
@@ -51,20 +52,23 @@ def levels_path() -> Path:
     return Path(os.environ.get("KASHGAR_LEVELS") or LEVELS_FILE)
 
 
-def parse_levels(doc: dict[str, Any]) -> list[Level]:
-    """The levels of a level file's document; ValueError naming the level and the field for a
-    missing or repeated name, an unknown field, or a value of the wrong type or out of range."""
+def parse_levels(doc: dict[str, Any], table: str = "level") -> list[Level]:
+    """The levels of a level file's document (`table` "preset": its named presets off the ladder);
+    ValueError naming the level and the field for a missing or repeated name, an unknown field, or
+    a value of the wrong type or out of range."""
     out: list[Level] = []
-    rows = doc.get("level", [])
+    rows = doc.get(table, [])
+    if table != "level" and rows == []:
+        return out
     if not isinstance(rows, list) or not rows:
-        raise ValueError("the level file needs [[level]] tables")
+        raise ValueError(f"the level file needs [[{table}]] tables")
     for i, row in enumerate(rows):
         name = row.get("name")
         if not isinstance(name, str) or not name:
             raise ValueError(f"level {i}: name must be a non-empty string, not {name!r}")
         if any(lv.name == name for lv in out):
             raise ValueError(f"level {name!r}: name repeated (level {i})")
-        unknown = set(row) - _CONFIG_FIELDS - {"name", "description", "elo", "elo_ci"}
+        unknown = set(row) - _CONFIG_FIELDS - {"name", "description", "elo", "elo_ci", "core_seconds"}
         if unknown:
             raise ValueError(f"level {name!r}: unknown fields {sorted(unknown)}")
         try:
@@ -75,11 +79,13 @@ def parse_levels(doc: dict[str, Any]) -> list[Level]:
             ("description", isinstance(row.get("description", ""), str), "a string"),
             ("elo", _number_or_none(row.get("elo")), "a number"),
             ("elo_ci", _number_or_none(row.get("elo_ci")), "a number"),
+            ("core_seconds", _number_or_none(row.get("core_seconds")), "a number"),
             ("temperature", config.temperature <= MAX_TEMPERATURE, f"a number from 0 to {MAX_TEMPERATURE}"),
         ):
             if not ok:
                 raise ValueError(f"level {name!r}: {key} must be {want}, not {row[key]!r}")
-        out.append(Level(name, row.get("description", ""), config, row.get("elo"), row.get("elo_ci")))
+        out.append(Level(name, row.get("description", ""), config, row.get("elo"), row.get("elo_ci"),
+                         row.get("core_seconds")))
     return out
 
 
@@ -105,8 +111,25 @@ def load_levels(path: str | Path | None = None) -> list[Level]:
     return list(cached[1])
 
 
+def load_presets(path: str | Path | None = None) -> list[Level]:
+    """The named presets off the ladder (`[[preset]]` tables: not served as levels, not placed by
+    `kashgar tune`; a bot spec names them as it names a level, e.g. `master-linear`)."""
+    p = Path(path) if path else levels_path()
+    with open(p, "rb") as fh:
+        doc = tomllib.load(fh)
+    presets = parse_levels(doc, "preset")
+    clash = {lv.name for lv in parse_levels(doc)} & {lv.name for lv in presets}
+    if clash:
+        raise ValueError(f"preset {sorted(clash)[0]!r}: also a level's name")
+    return presets
+
+
 def get_level(name: str, path: str | Path | None = None) -> Level:
+    """The level `name`, else the preset off the ladder of that name (KeyError: neither)."""
     for lv in load_levels(path):
+        if lv.name == name:
+            return lv
+    for lv in load_presets(path):
         if lv.name == name:
             return lv
     raise KeyError(f"unknown level {name!r}")
@@ -120,12 +143,13 @@ def _toml_value(v: Any) -> str:
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def dump_levels(levels: list[Level], header: str = "") -> str:
-    """The level file text for `levels` (what `kashgar tune` writes)."""
+def dump_levels(levels: list[Level], header: str = "", presets: list[Level] | None = None) -> str:
+    """The level file text for `levels`, then the named `presets` off the ladder (what `kashgar
+    tune` writes)."""
     lines = [f"# {ln}" if ln else "#" for ln in header.splitlines()] if header else []
     defaults = ISMCTSConfig()
-    for lv in levels:
-        lines += ["", "[[level]]", f"name = {_toml_value(lv.name)}",
+    for table, lv in [("level", lv) for lv in levels] + [("preset", lv) for lv in presets or []]:
+        lines += ["", f"[[{table}]]", f"name = {_toml_value(lv.name)}",
                   f"description = {_toml_value(lv.description)}"]
         for f in fields(ISMCTSConfig):
             v = getattr(lv.config, f.name)
@@ -135,6 +159,8 @@ def dump_levels(levels: list[Level], header: str = "") -> str:
             lines.append(f"elo = {round(lv.elo, 1)!r}")
         if lv.elo_ci is not None:
             lines.append(f"elo_ci = {round(lv.elo_ci, 1)!r}")
+        if lv.core_seconds is not None:
+            lines.append(f"core_seconds = {lv.core_seconds!r}")
     return "\n".join(lines) + "\n"
 
 

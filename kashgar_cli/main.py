@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.calibrate",
     "kashgar_cli.fit_eval",
     "kashgar_cli.tune_eval",
+    "kashgar_cli.train",
     "kashgar_cli.serve",
     "kashgar_cli.worker",
     "kashgar_cli.play",

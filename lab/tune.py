@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bots.levels import Level, dump_levels, levels_path, load_levels
+from bots.levels import Level, dump_levels, levels_path, load_levels, load_presets
 from lab.arena import TOY_EVALUATORS, run_arena, unplayable
 
 FIELDS_DOC = (
@@ -297,7 +297,8 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path | None, out_dir
               f"met by {clear} of {len(tuned) - 1} steps.\n"
               f"{FIELDS_DOC}")
     if levels_out is not None:
-        Path(levels_out).write_text(dump_levels(tuned, header), encoding="utf-8")
+        presets = load_presets(levels_in)  # the named presets off the ladder go along unchanged
+        Path(levels_out).write_text(dump_levels(tuned, header, presets), encoding="utf-8")
     md = markdown_table(tuned, steps)
     (out / "ladder.md").write_text(md, encoding="utf-8")
     doc = {"levels": [lv.to_dict() for lv in tuned], "steps": [s.__dict__ for s in steps],

@@ -360,6 +360,14 @@ class ApplyResponse(WithLegal):
 class Level(Response):
     name: str
     description: str | None = None
+    asynchronous: bool = Field(
+        False, description="Whether mode auto answers this level as a job (202; its budget is over the "
+        "synchronous limits): the long searches run on the workers."
+    )
+    parts: int = Field(1, description="Root-parallel parts its search is split into (they run side by side).")
+    core_seconds: float | None = Field(
+        None, description="Measured CPU core-seconds of one searched decision, all its parts together."
+    )
 
 
 class LevelsResponse(Response):

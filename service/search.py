@@ -58,6 +58,13 @@ def part_seed(seed: int, index: int) -> int:
     return (seed + index * _GOLDEN) & SEED_MASK
 
 
+def fits_sync(iterations: int | None, time_ms: int | None, settings: Settings) -> bool:
+    """Whether a budget is within the synchronous limits (mode auto answers it now, else as a job)."""
+    return (iterations is None or iterations <= settings.sync_max_iterations) and (
+        time_ms is None or time_ms <= settings.sync_max_ms
+    )
+
+
 def default_parallel(iterations: int | None, time_ms: int | None, settings: Settings, asynchronous: bool,
                      backend: str = "redis", workers: int | None = None) -> int:
     """Parts of a search when the request names none. An iteration budget: one per

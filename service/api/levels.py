@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import Blueprint, Response, jsonify
 
-from .. import engine
+from .. import engine, search
 from ..models import LevelsResponse
 from ..openapi import operation
 from .common import settings
@@ -22,7 +24,17 @@ bp = Blueprint("levels", __name__)
 )
 def levels() -> Response:
     """The levels a /suggest request may name, weakest first, with the level used when a request
-    gives neither a level nor a budget."""
+    gives neither a level nor a budget; each says whether mode auto answers it asynchronously (a
+    job), in how many root-parallel parts, and what a decision costs in core-seconds."""
+    cfg = settings()
     return jsonify(
-        engine.finite({"levels": engine.levels(), "default": engine.default_level(settings().default_level)})
+        engine.finite({"levels": [_served(lv, cfg) for lv in engine.levels()],
+                       "default": engine.default_level(cfg.default_level)})
     )
+
+
+def _served(level: dict[str, Any], cfg: Any) -> dict[str, Any]:
+    iterations, time_ms = engine.level_budget(str(level["name"]))
+    asynchronous = not search.fits_sync(iterations, time_ms, cfg)
+    parts = search.default_parallel(iterations, time_ms, cfg, asynchronous, "embedded")
+    return {**level, "asynchronous": asynchronous, "parts": parts}

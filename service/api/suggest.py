@@ -54,9 +54,7 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
         raise APIError(422, "budget_out_of_range", f"time_ms must be at most {cfg.max_ms}", "/time_ms")
     if req.parallel is not None and req.parallel > cfg.max_parts:
         raise APIError(422, "budget_out_of_range", f"parallel must be at most {cfg.max_parts}", "/parallel")
-    fits_sync = (iterations is None or iterations <= cfg.sync_max_iterations) and (
-        time_ms is None or time_ms <= cfg.sync_max_ms
-    )
+    fits_sync = search.fits_sync(iterations, time_ms, cfg)
     # A synchronous search runs its parts one after the other, each for the whole time budget.
     sync_wall_ms = None if time_ms is None else time_ms * (req.parallel or 1)
     parts_fit_sync = sync_wall_ms is None or sync_wall_ms <= cfg.sync_max_ms

@@ -19,12 +19,15 @@ KEYS = {"decision", "decision_text", "alternatives", "line", "win_prob", "expect
         "elapsed_ms", "seed", "level", "compiled"}
 
 
-def test_eight_levels_with_a_monotone_rating() -> None:
-    """Eight levels, each measured at least 100 Elo above the one below (`kashgar tune --verify`);
-    not a monotone budget: `expert` searches fewer iterations than `advanced` on a better search."""
+def test_nine_levels_with_a_monotone_rating() -> None:
+    """Nine levels, each measured at least 100 Elo above the one below (`kashgar tune --verify`);
+    not a monotone budget: `expert` searches fewer iterations than `advanced` on a better search.
+    `grandmaster` (seconds of search a decision) has no measured step yet (BENCHMARKS.md, "Learned
+    evaluation"): it is the only level without a rating."""
     levels = load_levels()
-    assert len(levels) == 8
-    elos = [float(lv.elo or 0.0) for lv in levels]
+    assert len(levels) == 9
+    assert [lv.name for lv in levels if lv.elo is None] == ["grandmaster"]
+    elos = [float(lv.elo) for lv in levels if lv.elo is not None]
     assert all(hi - lo >= 100 for lo, hi in zip(elos, elos[1:], strict=False)), elos
     temps = [lv.config.temperature for lv in levels]
     assert temps == sorted(temps, reverse=True)
