@@ -192,6 +192,9 @@ class JobManager:
                 try:
                     self.reap_all()
                 except Exception as exc:  # noqa: BLE001 - the reaper must outlive a bad moment
+                    if isinstance(self.store, SqliteStore) and not os.path.exists(self.store.path):
+                        log.warning("reaper: the job store %s is gone; it stops", self.store.path)
+                        return
                     log.warning("reaper: %s", exc)
 
         threading.Thread(target=loop, name="kashgar-reaper", daemon=True).start()

@@ -260,3 +260,22 @@ def test_embedded_queue_serves_the_clients_in_turn(tmp_path: Any) -> None:
         order.append(f"{got[0]}:{got[1]}")
     assert order == ["a1:0", "b1:0", "a1:1", "a1:2", "a2:0"], order
     assert store.queue_depth() == 0
+
+
+def test_the_reaper_stops_when_its_job_store_is_removed(tmp_path: Any) -> None:
+    """A server whose data directory is deleted under it: the reaper says so once and stops, rather
+    than failing every few tenths of a second for the life of the process."""
+    s = Settings.from_env(overrides={"heartbeat_timeout": 0.6, "heartbeat_interval": 0.1})
+    folder = tmp_path / "data"
+    folder.mkdir()
+    store = SqliteStore(str(folder / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    queue = EmbeddedQueue(store, s)
+    before = set(threading.enumerate())
+    JobManager(store, queue, s).start_reaper()
+    queue.stop()
+    reaper = next(t for t in set(threading.enumerate()) - before if t.name == "kashgar-reaper")
+    for f in folder.iterdir():
+        f.unlink()
+    folder.rmdir()
+    reaper.join(10.0)
+    assert not reaper.is_alive()
