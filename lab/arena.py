@@ -273,16 +273,25 @@ def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterat
     # SIGINT (Ctrl-C) is held back while the workers are forked: a KeyboardInterrupt raised in
     # os.fork's hooks is lost ("Exception ignored"), and one raised elsewhere in Pool() leaves its
     # workers running. It comes (in this process and in each worker) once the pool is entered.
+    before = set(mp.active_children())
     held = _hold_sigint()
     try:
         pool = ctx.Pool(workers, initializer=_release_sigint, initargs=(held,))
     except BaseException:
         _release_sigint(held)
         raise
-    with pool:
-        _release_sigint(held)  # a Ctrl-C held back is a KeyboardInterrupt here: the pool is terminated
-        yield from pool.imap_unordered(fn, tasks)
-        pool.terminate()
+    try:
+        with pool:
+            _release_sigint(held)  # a Ctrl-C held back is a KeyboardInterrupt here: the pool is terminated
+            yield from pool.imap_unordered(fn, tasks)
+            pool.terminate()
+    finally:
+        # A worker the pool's own thread was forking when the pool was terminated is not in the list
+        # terminate() stops, and one forked while another thread held a lock waits on it forever:
+        # kill whatever process this pool started that is still alive.
+        for stray in set(mp.active_children()) - before:
+            stray.kill()
+            stray.join(5)
 
 
 def _hold_sigint() -> set[int | signal.Signals] | None:

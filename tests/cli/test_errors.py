@@ -337,17 +337,19 @@ def ctrl_c(argv: list[str], ready: bytes, tty: bool = False) -> tuple[int, str, 
         os.killpg(proc.pid, signal.SIGKILL)  # leave no process behind a failed test
         proc.wait()
         pytest.fail(f"still running 60 s after Ctrl-C: {err.decode()[-2000:]}")
-    out = proc.stdout.read()
-    ready, rest = b"", read_err(time.monotonic() + 5)
-    os.close(reader)
-    for _ in range(50):  # no worker outlives it
+    for _ in range(50):  # no worker outlives it (checked first: one left behind holds stdout open)
         try:
             os.killpg(proc.pid, 0)
         except ProcessLookupError:
             break
         time.sleep(0.1)
     else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        os.close(reader)
         pytest.fail("worker processes left behind")
+    out = proc.stdout.read()
+    ready, rest = b"", read_err(time.monotonic() + 5)
+    os.close(reader)
     return proc.returncode, out.decode(), (err + rest).decode()
 
 
