@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import math
-import multiprocessing as mp
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +33,7 @@ import numpy as np
 
 from bots import build_for
 from bots.features import CARD_PREFIX, HAND_WEIGHTS, engine_kind_slugs, feature_names, weight_vector
-from lab.arena import cached_bot, new_state
+from lab.positions import in_order, play_recording
 
 
 @dataclass
@@ -50,33 +49,22 @@ def play_positions(task: tuple[int, str, int, int, int]) -> tuple[list[list[list
     """One self-play game (index, policy spec, players, seed, keep every k-th turn start):
     each kept position's per-seat [features, features * t], and the winner."""
     g, policy, players, seed, every = task
-    st = new_state("kashgar", players, seed + g, None)
-    core = build_for(st).kashgar.KashgarEvaluator()  # its features
-    bot = cached_bot(policy)
-    rows: list[list[list[float]]] = []
-    k = 0
-    turn_starts = 0
-    while not st.is_terminal():
-        if st.pending() == 0:
-            if turn_starts % every == 0:
-                t = core.progress(st)
-                feats = [core.features(st, p) for p in range(players)]
-                rows.append([f + [v * t for v in f] for f in feats])
-            turn_starts += 1
-        st.apply(bot.choose(st, seed=(seed * 7919 + g * 104729 + k) & 0x7FFFFFFF))
-        k += 1
-    return rows, int(st.winner())
+    core: Any = None
+
+    def record(st: Any) -> list[list[float]]:
+        nonlocal core
+        core = core or build_for(st).kashgar.KashgarEvaluator()  # its features
+        t = core.progress(st)
+        return [f + [v * t for v in f] for f in (core.features(st, p) for p in range(players))]
+
+    return play_recording(policy, players, seed + g, seed * 7919 + g * 104729, every, record)
 
 
 def collect(policy: str, games: int, players: int = 2, seed: int = 0, workers: int = 1,
             every: int = 1) -> Positions:
     """Play `games` self-play games with `policy` and record their positions."""
     tasks = [(g, policy, players, seed, every) for g in range(games)]
-    if workers > 1:
-        with mp.get_context("fork").Pool(workers) as pool:
-            results = list(pool.imap(play_positions, tasks, chunksize=4))
-    else:
-        results = [play_positions(t) for t in tasks]
+    results = list(in_order(play_positions, tasks, workers))
     xs: list[list[list[float]]] = []
     ys: list[int] = []
     gs: list[int] = []

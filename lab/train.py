@@ -21,7 +21,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import math
-import multiprocessing as mp
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,42 +73,27 @@ def play_game(task: tuple[int, str, int, int, int]) -> tuple[list[list[list[floa
     """One seeded game (index, policy spec, players, deal seed, keep every k-th turn start): every
     kept position's inputs per seat, the winner and the number of seats."""
     from bots.learned import features
-    from lab.arena import cached_bot, new_state
+    from lab.positions import play_recording
 
-    g, policy, players, seed, every = task
-    st = new_state("kashgar", players, seed, None)
-    bot = cached_bot(policy)
-    rows: list[list[list[float]]] = []
-    k = 0
-    turn_starts = 0
-    while not st.is_terminal():
-        if st.pending() == 0:
-            if turn_starts % every == 0:
-                rows.append([features(st, p) for p in range(players)])
-            turn_starts += 1
-        st.apply(bot.choose(st, seed=(seed * 7919 + k) & 0x7FFFFFFF))
-        k += 1
-    return rows, int(st.winner()), players
+    _, policy, players, seed, every = task
+    rows, winner = play_recording(policy, players, seed, seed * 7919, every,
+                                  lambda st: [features(st, p) for p in range(players)])
+    return rows, winner, players
 
 
 def collect(policy: str, games: int, players: list[int], seed: int = 0, workers: int = 1, every: int = 1,
             progress: bool = True) -> Positions:
     """Play `games` games with `policy` (game g: players[g % len(players)] seats, deal seed + g) in
     `workers` processes, with a progress bar, and record their positions."""
+    from lab.positions import in_order
     from lab.progress import Progress
 
     tasks = [(g, policy, players[g % len(players)], seed + g, every) for g in range(games)]
     bar = Progress(games, progress, desc="self-play")
     results: list[tuple[list[list[list[float]]], int, int]] = []
-    if workers > 1:
-        with mp.get_context("fork").Pool(workers) as pool:
-            for r in pool.imap(play_game, tasks, chunksize=1):
-                results.append(r)
-                bar.update(len(results))
-    else:
-        for t in tasks:
-            results.append(play_game(t))
-            bar.update(len(results))
+    for r in in_order(play_game, tasks, workers):
+        results.append(r)
+        bar.update(len(results))
     bar.close()
     xs: list[list[float]] = []
     ys: list[int] = []

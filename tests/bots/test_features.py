@@ -23,17 +23,7 @@ from bots.features import (
 )
 from kashgar_cli.main import main as kashgar
 from lab.fit_eval import Positions, fit, hybrid_basis, log_loss, play_positions
-
-
-def _random_state(engine: object, players: int, seed: int, steps: int) -> object:
-    st = engine.new_game(players=players, seed=seed).state  # type: ignore[attr-defined]
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if st.is_terminal():
-            break
-        codes = st.legal_codes()
-        st.apply(codes[rng.randrange(len(codes))])
-    return st
+from tests.engine_helpers import random_walk
 
 
 def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, interpreted_engine: object) -> None:
@@ -43,8 +33,8 @@ def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, int
     partial_reach = 0
     for seed in range(120):
         players, steps = 2 + seed % 3, random.Random(seed).randrange(160)
-        a = _random_state(compiled_engine, players, seed, steps)
-        b = _random_state(interpreted_engine, players, seed, steps)
+        a = random_walk(compiled_engine, players, seed, steps).state
+        b = random_walk(interpreted_engine, players, seed, steps).state
         for ev in evs:
             assert ev.values(a) == pytest.approx(ev.values(b), abs=1e-9)
         fa = load_build(True).kashgar.KashgarEvaluator().features(a, 0)
@@ -55,7 +45,7 @@ def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, int
 
 
 def test_features_read_the_position(engine: object) -> None:
-    st = _random_state(engine, 3, 7, 90)
+    st = random_walk(engine, 3, 7, 90).state
     core = build_for(st).kashgar.KashgarEvaluator()
     slugs = engine_kind_slugs()
     for p in range(3):
@@ -72,7 +62,7 @@ def test_features_read_the_position(engine: object) -> None:
 
 def test_hand_weights_are_the_first_heuristic(engine: object) -> None:
     # VP + 0.2 spice + 0.18 gold + 0.22 mules + 0.35 best contract, at softmax scale 0.35.
-    st = _random_state(engine, 2, 3, 70)
+    st = random_walk(engine, 2, 3, 70).state
     core = build_for(st).kashgar.KashgarEvaluator()
     for p in range(2):
         f = dict(zip(FIXED, core.features(st, p), strict=False))
@@ -82,7 +72,7 @@ def test_hand_weights_are_the_first_heuristic(engine: object) -> None:
 
 
 def test_phase_weights_grow_with_the_leaders_vp(compiled_engine: object) -> None:
-    st = _random_state(compiled_engine, 2, 5, 200)
+    st = random_walk(compiled_engine, 2, 5, 200).state
     core = load_build(True).kashgar.KashgarEvaluator()
     t = core.progress(st)
     vp = [st.vp(p) for p in range(2)]  # type: ignore[attr-defined]

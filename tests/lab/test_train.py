@@ -17,27 +17,17 @@ from bots.ismcts_bot import ISMCTSConfig, make_evaluator, search_evaluator
 from bots.learned import Model, features, load_model, model_feature_names
 from kashgar_cli.main import main as kashgar
 from lab.train import Positions, export_layers, train
+from tests.engine_helpers import random_walk
 
 pytest.importorskip("sklearn", reason="the train extra (pip install -e '.[train]')")
-
-
-def _position(engine: Any, players: int, seed: int, steps: int) -> Any:
-    st = engine.new_game(players=players, seed=seed).state
-    rng = random.Random(seed)
-    for _ in range(steps):
-        if st.is_terminal():
-            break
-        codes = st.legal_codes()
-        st.apply(codes[rng.randrange(len(codes))])
-    return st
 
 
 def test_model_features_agree_in_both_builds(compiled_engine: Any, interpreted_engine: Any) -> None:
     names = model_feature_names()
     for seed in range(30):
         players, steps = 2 + seed % 3, random.Random(seed).randrange(200)
-        a = _position(compiled_engine, players, seed, steps)
-        b = _position(interpreted_engine, players, seed, steps)
+        a = random_walk(compiled_engine, players, seed, steps).state
+        b = random_walk(interpreted_engine, players, seed, steps).state
         for p in range(players):
             fa, fb = features(a, p), features(b, p)
             assert len(fa) == len(names)
@@ -46,7 +36,7 @@ def test_model_features_agree_in_both_builds(compiled_engine: Any, interpreted_e
 
 def test_model_features_are_seat_relative(engine: Any) -> None:
     names = model_feature_names()
-    st = _position(engine, 3, 11, 120)
+    st = random_walk(engine, 3, 11, 120).state
     f0, f1 = features(st, 0), features(st, 1)
     seat = names.index("own.vp"), names.index("next.vp"), names.index("next2.vp")
     vps = [st.vp(p) for p in range(3)]
@@ -91,11 +81,11 @@ def test_compiled_evaluation_equals_sklearn(trained: tuple[Path, Path], compiled
     model = Model(doc)
     checked = 0
     for engine in (compiled_engine, interpreted_engine):
-        core = build_for(_position(engine, 2, 0, 0)).kashgar.KashgarEvaluator()
+        core = build_for(random_walk(engine, 2, 0, 0).state).kashgar.KashgarEvaluator()
         core.set_model(model.sizes, model.flat)
         for seed in range(12):
             players = 2 + seed % 3
-            st = _position(engine, players, 100 + seed, random.Random(seed).randrange(150))
+            st = random_walk(engine, players, 100 + seed, random.Random(seed).randrange(150)).state
             for p in range(players):
                 want = float(pipe.predict_proba(np.asarray([features(st, p)]))[0, 1])
                 z = core.model_logit(st, p)
@@ -106,7 +96,7 @@ def test_compiled_evaluation_equals_sklearn(trained: tuple[Path, Path], compiled
 
 def test_the_search_values_leaves_by_the_model(trained: tuple[Path, Path], engine: Any) -> None:
     model_path, _ = trained
-    st = _position(engine, 3, 4, 60)
+    st = random_walk(engine, 3, 4, 60).state
     cfg = ISMCTSConfig(evaluator="learned", weights=str(model_path), rollout="turn", macro=2)
     ev = make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
     core = search_evaluator(ev, st, cfg)
