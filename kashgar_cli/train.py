@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 from typing import Any
 
@@ -30,6 +31,16 @@ def _hidden(text: str) -> tuple[int, ...]:
     return out
 
 
+def _lam(text: str) -> float:
+    try:
+        lam = float(text)
+    except ValueError:
+        lam = math.nan
+    if not 0.0 <= lam <= 1.0:
+        raise argparse.ArgumentTypeError(f"lambda is a number from 0 to 1, not {text!r}")
+    return lam
+
+
 def command_line(args: argparse.Namespace) -> str:
     """The command that trains this model again (every setting spelled out; the paths as given)."""
     parts = ["kashgar train"]
@@ -39,6 +50,8 @@ def command_line(args: argparse.Namespace) -> str:
     parts += [f"--data {d}" for d in args.data] + (["--no-play"] if args.no_play else [])
     parts += [f"--seed {args.seed}", f"--hidden {','.join(map(str, args.hidden))}", f"--alpha {args.alpha}",
               f"--max-iter {args.max_iter}"]
+    if args.td_lambda is not None:
+        parts += [f"--td-lambda {args.td_lambda}", f"--td-model {args.td_model}"]
     return " ".join(parts)
 
 
@@ -59,6 +72,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--hidden", type=_hidden, default=(32,), help="hidden layer sizes (default: 32)")
     p.add_argument("--alpha", type=float, default=10.0, help="L2 penalty of the MLP (default: 10)")
     p.add_argument("--max-iter", type=positive_int, default=30, help="training epochs at most (default: 30)")
+    p.add_argument("--td-lambda", type=_lam, default=None, metavar="LAMBDA",
+                   help="learn TD(lambda) targets under --td-model instead of the outcomes (1: the outcomes, "
+                        "0: the model's value one kept position on)")
+    p.add_argument("--td-model", default="bots/data/value_model.json",
+                   help="the model whose values the TD(lambda) targets read (default: the shipped one)")
     p.add_argument("--save-data", type=output_file, default=None,
                    help="write the recorded positions here (.npz), to train again without playing")
     p.add_argument("--data", action="append", default=[],
@@ -77,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("kashgar train needs scikit-learn: pip install -e '.[train]'") from None
     from bots.learned import model_feature_names
     from lab.arena import cached_bot
-    from lab.train import Positions, collect, model_document, train, write_model
+    from lab.train import Positions, collect, model_document, td_targets, train, write_model
 
     if args.no_play and not args.data:
         raise CliError("argument --no-play: give the positions to train on with --data")
@@ -102,11 +120,30 @@ def run(args: argparse.Namespace) -> int:
     if pos.x.shape[1] != len(model_feature_names()):
         raise CliError(f"the positions have {pos.x.shape[1]} inputs, this engine's model reads another "
                        "number: record them again")
+    if args.td_lambda is not None:
+        pos.target = td_targets(pos, _td_layers(args.td_model), args.td_lambda)
     pipe, report = train(pos, args.hidden, args.alpha, args.seed, max_iter=args.max_iter)
     doc = model_document(pipe, pos, report, command=command_line(args), policy=None if args.no_play else args.policy,
                          players=args.players, seed=args.seed, every=args.every, hidden=list(args.hidden),
-                         alpha=args.alpha, data=args.data)
+                         alpha=args.alpha, data=args.data, td_lambda=args.td_lambda,
+                         td_model=None if args.td_lambda is None else args.td_model)
     write_model(doc, args.out)
     print(json.dumps(report, indent=1))
     print(f"wrote {args.out} ({os.path.getsize(args.out)} bytes)")
     return 0
+
+
+def _td_layers(path: str) -> list[dict[str, Any]]:
+    """The layers of the model file at `path`, or CliError naming --td-model."""
+    from bots.learned import model_feature_names
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+        layers = doc["layers"]
+        features = doc["features"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CliError(f"argument --td-model: {path}: not a model file ({exc})") from None
+    if features != model_feature_names():
+        raise CliError(f"argument --td-model: {path} reads other inputs than this engine's model")
+    return list(layers)

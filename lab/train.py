@@ -34,19 +34,23 @@ from bots.learned import MODEL_FORMAT, model_feature_names
 @dataclass
 class Positions:
     """x[i]: one seat's input at one position; y[i]: 1 if that seat won; game[i]: the game's index;
-    pos[i]: the position's index (its seats' rows share it); players[i]: seats at the table."""
+    pos[i]: the position's index (its seats' rows share it); players[i]: seats at the table;
+    target[i]: what the network learns for the row, P(seat wins) (None: the outcome y; `td_targets`).
+    A game's rows are together, its positions in the order played, a position's seats in seat order."""
 
     x: np.ndarray
     y: np.ndarray
     game: np.ndarray
     pos: np.ndarray
     players: np.ndarray
+    target: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.y)
 
     def subset(self, mask: np.ndarray) -> Positions:
-        return Positions(self.x[mask], self.y[mask], self.game[mask], self.pos[mask], self.players[mask])
+        return Positions(self.x[mask], self.y[mask], self.game[mask], self.pos[mask], self.players[mask],
+                         None if self.target is None else self.target[mask])
 
     def save(self, path: str) -> None:
         np.savez_compressed(path, x=self.x, y=self.y, game=self.game, pos=self.pos,
@@ -69,16 +73,18 @@ class Positions:
         return out
 
 
-def play_game(task: tuple[int, str, int, int, int]) -> tuple[list[list[list[float]]], int, int]:
-    """One seeded game (index, policy spec, players, deal seed, keep every k-th turn start): every
-    kept position's inputs per seat, the winner and the number of seats."""
-    from bots.learned import features
+def play_game(task: tuple[int, str, int, int, int]) -> tuple[np.ndarray, int]:
+    """One seeded game (index, policy spec, players, deal seed, keep every k-th turn start): the kept
+    positions' inputs as an array (positions, seats, inputs), and the winner. (Arrays, not lists of
+    floats, between the processes and until the training: as lists, 3,000 games took over 20 GB.)"""
+    from bots.learned import features, model_feature_names
     from lab.positions import play_recording
 
     _, policy, players, seed, every = task
     rows, winner = play_recording(policy, players, seed, seed * 7919, every,
                                   lambda st: [features(st, p) for p in range(players)])
-    return rows, winner, players
+    x = np.asarray(rows, dtype=float).reshape(len(rows), players, len(model_feature_names()))
+    return x, winner
 
 
 def collect(policy: str, games: int, players: list[int], seed: int = 0, workers: int = 1, every: int = 1,
@@ -90,28 +96,24 @@ def collect(policy: str, games: int, players: list[int], seed: int = 0, workers:
 
     tasks = [(g, policy, players[g % len(players)], seed + g, every) for g in range(games)]
     bar = Progress(games, progress, desc="self-play")
-    results: list[tuple[list[list[list[float]]], int, int]] = []
-    for r in in_order(play_game, tasks, workers):
-        results.append(r)
-        bar.update(len(results))
-    bar.close()
-    xs: list[list[float]] = []
-    ys: list[int] = []
-    gs: list[int] = []
-    ps: list[int] = []
-    ns: list[int] = []
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    gs: list[np.ndarray] = []
+    ps: list[np.ndarray] = []
+    ns: list[np.ndarray] = []
     npos = 0
-    for g, (rows, winner, n) in enumerate(results):
-        for seats in rows:
-            for p, f in enumerate(seats):
-                xs.append(f)
-                ys.append(1 if p == winner else 0)
-                gs.append(g)
-                ps.append(npos)
-                ns.append(n)
-            npos += 1
-    return Positions(np.asarray(xs, dtype=float), np.asarray(ys, dtype=int), np.asarray(gs, dtype=int),
-                     np.asarray(ps, dtype=int), np.asarray(ns, dtype=int))
+    for g, (x, winner) in enumerate(in_order(play_game, tasks, workers)):
+        count, n = x.shape[0], x.shape[1]
+        xs.append(x.reshape(count * n, -1))
+        ys.append(np.tile(np.arange(n) == winner, count).astype(int))
+        gs.append(np.full(count * n, g))
+        ps.append(np.repeat(np.arange(npos, npos + count), n))
+        ns.append(np.full(count * n, n))
+        npos += count
+        bar.update(g + 1)
+    bar.close()
+    return Positions(np.concatenate(xs), np.concatenate(ys), np.concatenate(gs),
+                     np.concatenate(ps), np.concatenate(ns))
 
 
 def make_mlp(hidden: tuple[int, ...], alpha: float, seed: int) -> Any:
@@ -139,8 +141,14 @@ def fit_mlp(pos: Positions, hidden: tuple[int, ...], alpha: float, seed: int, ma
     x, xv = scaler.transform(fit_part.x), scaler.transform(valid.x)
     mlp = make_mlp(hidden, alpha, seed)
     best, best_loss, since, epoch = None, math.inf, 0, 0
+    if fit_part.target is None:
+        xs, ys, weights = x, fit_part.y, None
+    else:  # a soft target t: the row twice, won with weight t and lost with weight 1 - t (cross-entropy)
+        xs = np.concatenate([x, x])
+        ys = np.concatenate([np.ones(len(x), dtype=int), np.zeros(len(x), dtype=int)])
+        weights = np.concatenate([fit_part.target, 1.0 - fit_part.target])
     for epoch in range(1, max_iter + 1):  # noqa: B007 - the epoch count is returned
-        mlp.partial_fit(x, fit_part.y, classes=[0, 1])
+        mlp.partial_fit(xs, ys, classes=[0, 1], sample_weight=weights)
         p = np.clip(mlp.predict_proba(xv)[:, 1], 1e-12, 1 - 1e-12)
         loss = -float(np.mean(valid.y * np.log(p) + (1 - valid.y) * np.log(1 - p)))
         if loss < best_loss - 1e-5:
@@ -150,6 +158,31 @@ def fit_mlp(pos: Positions, hidden: tuple[int, ...], alpha: float, seed: int, ma
             if since >= patience:
                 break
     return make_pipeline(scaler, best if best is not None else mlp), epoch
+
+
+def td_targets(pos: Positions, layers: list[dict[str, list[Any]]], lam: float) -> np.ndarray:
+    """TD(lambda) targets for `pos` under a model's `layers` (`logits`): for a seat's kept positions
+    1..T of a game, with V_t the model's P(seat wins) at position t and z the outcome (1: won),
+
+        G_T = z,   G_t = (1 - lambda) * V_(t+1) + lambda * G_(t+1),
+
+    the lambda-return: lambda = 1 gives the outcome, lambda = 0 the model's value one position on. A
+    network trained on them learns from the model's reading of the positions that followed as well as
+    from the one outcome of the game, which a few thousand games make noisy (Sutton 1988, TD-Gammon)."""
+    if not 0.0 <= lam <= 1.0:
+        raise ValueError(f"lambda is between 0 and 1, not {lam}")
+    v = 1.0 / (1.0 + np.exp(-logits(layers, pos.x)))
+    out = pos.y.astype(float)
+    starts = np.flatnonzero(np.r_[True, pos.game[1:] != pos.game[:-1]])
+    for a, b in zip(starts, np.r_[starts[1:], len(pos)], strict=True):
+        n = int(pos.players[a])
+        if (b - a) % n:
+            raise ValueError(f"game {pos.game[a]}: {b - a} rows for {n} seats a position")
+        vals, g = v[a:b].reshape(-1, n), out[a:b].reshape(-1, n).copy()
+        for t in range(len(g) - 2, -1, -1):
+            g[t] = (1.0 - lam) * vals[t + 1] + lam * g[t + 1]
+        out[a:b] = g.reshape(-1)
+    return out
 
 
 def split_games(pos: Positions, fraction: float, seed: int) -> tuple[Positions, Positions]:

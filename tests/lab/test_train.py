@@ -16,7 +16,7 @@ from bots import build_for
 from bots.ismcts_bot import ISMCTSConfig, make_evaluator, search_evaluator
 from bots.learned import Model, features, load_model, model_feature_names
 from kashgar_cli.main import main as kashgar
-from lab.train import Positions, export_layers, train
+from lab.train import Positions, export_layers, td_targets, train
 from tests.engine_helpers import random_walk
 
 pytest.importorskip("sklearn", reason="the train extra (pip install -e '.[train]')")
@@ -117,3 +117,63 @@ def test_a_model_for_other_features_is_refused(trained: tuple[Path, Path], tmp_p
     bad.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="differ from this engine"):
         load_model(str(bad))
+
+
+def _one_input_layers(weight: float) -> list[dict[str, list[Any]]]:
+    """A model whose logit is `weight` times the first input."""
+    return [{"weights": [[weight]], "biases": [0.0]}]
+
+
+def test_td_targets_are_lambda_returns_per_seat() -> None:
+    # one 2-seat game of three positions (seat 1 won), one 3-seat game of two (seat 0 won)
+    x = np.array([[0.0], [0.0], [1.0], [-1.0], [2.0], [-2.0], [0.5], [0.0], [-0.5], [1.5], [0.0], [0.0]])
+    y = np.array([0, 1, 0, 1, 0, 1, 1, 0, 0, 1, 0, 0])
+    pos = Positions(x, y, np.array([0] * 6 + [1] * 6), np.array([0, 0, 1, 1, 2, 2, 3, 3, 3, 4, 4, 4]),
+                    np.array([2] * 6 + [3] * 6))
+    layers = _one_input_layers(1.0)
+    v = 1.0 / (1.0 + np.exp(-x[:, 0]))
+    assert list(td_targets(pos, layers, 1.0)) == list(y.astype(float))  # lambda 1: the outcomes
+    zero = td_targets(pos, layers, 0.0)  # lambda 0: the value one position on; the last, the outcome
+    assert zero[[0, 1, 2, 3]] == pytest.approx(v[[2, 3, 4, 5]]) and list(zero[[4, 5]]) == [0.0, 1.0]
+    assert zero[[6, 7, 8]] == pytest.approx(v[[9, 10, 11]]) and list(zero[9:]) == [1.0, 0.0, 0.0]
+    half = td_targets(pos, layers, 0.5)
+    # seat 0 of the first game: G3 = 0, G2 = 0.5 v4 + 0.5 * 0, G1 = 0.5 v2 + 0.5 G2
+    assert half[0] == pytest.approx(0.5 * v[2] + 0.5 * (0.5 * v[4]))
+    assert half[1] == pytest.approx(0.5 * v[3] + 0.5 * (0.5 * v[5] + 0.5))
+    with pytest.raises(ValueError, match="lambda"):
+        td_targets(pos, layers, 1.5)
+
+
+def test_train_learns_td_targets_of_a_model(trained: tuple[Path, Path], tmp_path: Path) -> None:
+    model, data = trained
+    out = tmp_path / "td.json"
+    assert kashgar(["train", "--no-play", "--data", str(data), "--td-lambda", "0.7", "--td-model", str(model),
+                    "--seed", "5", "--hidden", "12,6", "--max-iter", "4", "--quiet", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    t = doc["training"]
+    assert t["td_lambda"] == 0.7 and t["td_model"] == str(model)
+    assert "--td-lambda 0.7" in t["command"]
+    assert doc["layers"] != json.loads(model.read_text())["layers"]  # other targets, another network
+    Model(doc).check_engine()
+    # the soft targets are learned as a weighted pair of rows: a target of exactly 0 or 1 is the outcome
+    pos = Positions.load(str(data))
+    hard = train(pos, (12, 6), 10.0, seed=5, max_iter=2)[0]
+    pos.target = pos.y.astype(float)
+    soft = train(pos, (12, 6), 10.0, seed=5, max_iter=2)[0]
+    probe = pos.x[:50]
+    assert soft.predict_proba(probe)[:, 1] == pytest.approx(hard.predict_proba(probe)[:, 1], abs=0.05)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--td-lambda", "2"], "argument --td-lambda: lambda is a number from 0 to 1"),
+    (["--td-lambda", "0.5", "--td-model", "nowhere.json"], "argument --td-model: nowhere.json: not a model file"),
+])
+def test_bad_td_settings_are_refused(trained: tuple[Path, Path], argv: list[str], message: str,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    _, data = trained
+    try:
+        code = kashgar(["train", "--no-play", "--data", str(data), "--quiet", *argv])
+    except SystemExit as exc:  # argparse's own refusal
+        code = exc.code
+    assert code == 2
+    assert message in capsys.readouterr().err
