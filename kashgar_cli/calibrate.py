@@ -63,9 +63,12 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         except (OSError, ValueError) as exc:
             raise CliError(f"argument --from-records: cannot read {path}: {exc}") from None
         if header.get("level") != level.name or header.get("players") != players \
-                or not win_prob.same_preset(header.get("preset"), level):
+                or not win_prob.same_preset(header.get("preset"), level) \
+                or header.get("played_by") != args.played_by \
+                or header.get("every", 1 if args.played_by is None else None) != args.every:
             raise CliError(f"argument --from-records: {path} holds games of another level, seat count or preset "
-                           f"than {level.name} with {players} seats now")
+                           f"than {level.name} with {players} seats now (or games played by another level, "
+                           "--played-by and --every)")
         bad = next((r for r in records if r.order is not None and r.order >= players), None)
         if bad is not None:
             raise CliError(f"argument --from-records: {path} holds a decision of place {bad.order} in turn order "
@@ -76,10 +79,13 @@ def _records(args: argparse.Namespace, level: Any, players: int) -> tuple[list[A
         return records, f"--from-records {args.from_records}", seed
     seed = args.seed  # set by `run` when games are played
     records = calibrate.collect(level.name, players, args.games, seed, args.workers,
-                                log=lambda m: print(m, file=sys.stderr, flush=True), progress=True)
+                                log=lambda m: print(m, file=sys.stderr, flush=True), progress=True,
+                                played_by=args.played_by, every=args.every)
     if args.records:
         path = _records_file(args.records, level.name, players)
         header = {"level": level.name, "players": players, "preset": preset, "games": args.games, "seed": seed}
+        if args.played_by is not None:
+            header |= {"played_by": args.played_by, "every": args.every}
         try:
             calibrate.write_records(path, header, records)
         except OSError as exc:
@@ -98,7 +104,10 @@ def _fit(args: argparse.Namespace, level: Any, players: int) -> dict[str, Any]:
     entry["preset"] = win_prob.preset_of(level)
     entry["seconds"] = round(time.perf_counter() - t0, 1)
     entry["provenance"] = provenance(workers=1 if args.from_records else args.workers)
-    entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} {source} "
+    played = f" --played-by {args.played_by} --every {args.every}" if args.played_by else ""
+    if args.played_by:  # win_prob then reads: the mover's chance if the game went on at that level
+        entry["played_by"] = args.played_by
+    entry["command"] = (f"kashgar calibrate --levels {level.name} --players {players} {source}{played} "
                         f"--held-out {args.held_out} --seed {seed}")
     h = entry["held_out"]
     print(f"{level.name:<9} {players}p  games {entry['games']:>5}  held out {h['games']:>4}: brier raw "
@@ -225,6 +234,12 @@ def register(sub: Any) -> None:
                         "these directories (runs on consecutive deal seeds, in this order; .jsonl, .jsonl.xz or "
                         ".jsonl.gz) "
                         "into one file under --records, as one run of all their games writes it")
+    p.add_argument("--played-by", metavar="LEVEL", default=None,
+                   help="games played by this level instead, the level fitted asked (as the service asks it) "
+                        "at every --every-th decision: for a level whose own games cost too much to play "
+                        "(grandmaster); its win_prob then reads: the mover's chance if the game went on at LEVEL")
+    p.add_argument("--every", type=positive_int, default=1,
+                   help="with --played-by: ask the level fitted at every k-th searched decision (default: 1)")
     p.add_argument("--table", action="store_true",
                    help="play nothing: print the Markdown table of the held-out measures in --out")
     p.set_defaults(func=run)
@@ -280,6 +295,10 @@ def run(args: argparse.Namespace) -> int:
     unknown = [x for x in chosen if x not in names]
     if unknown:
         raise CliError(f"argument --levels: unknown level {', '.join(unknown)}; levels: {', '.join(names)}")
+    if args.played_by is not None and args.played_by not in names:
+        raise CliError(f"argument --played-by: unknown level {args.played_by}; levels: {', '.join(names)}")
+    if args.every != 1 and args.played_by is None:
+        raise CliError("argument --every: only with --played-by")
     if not 0.0 < args.held_out < 1.0:
         raise CliError(f"argument --held-out: want a share between 0 and 1, not {args.held_out}")
     if not args.from_records:  # -n and --seed say which games are played; with saved records, none is

@@ -75,34 +75,72 @@ class Record:
 # ---------------------------------------------------------------------------- data
 
 
-def play_game(task: tuple[str, int, int]) -> list[Record]:
+def play_game(task: tuple[str, int, int] | tuple[str, int, int, str | None, int]) -> list[Record]:
     """Self-play game `seed` of `level` with `players` seats: every decision the search made (not
-    forced ones) with the mean reward of the decision played, labelled with the game's winner."""
+    forced ones) with the mean reward of the decision played, labelled with the game's winner.
+
+    With a level `played_by` and `every` (the task's last two fields), that level plays the game in
+    every seat and `level` is asked, as the service asks it (`served_reward`), at every `every`-th
+    decision that level searched: for a level whose own games cost too much to play (grandmaster,
+    6.9 core-seconds a decision), its mean reward labelled with the outcome of the game played on
+    at `played_by`'s level."""
     from lab.arena import cached_bot, new_state
 
-    level, players, seed = task
-    bot = cached_bot(f"level:{level}")
+    level, players, seed = task[:3]
+    played_by, every = (task[3], task[4]) if len(task) == 5 else (None, 1)
+    bot = cached_bot(f"level:{played_by or level}")
     st = new_state("kashgar", players, seed, None)
     seen: list[tuple[int, float, float, int]] = []
-    k = 0
+    k = searched = 0
     while not st.is_terminal():
-        an = bot.analyse(st, seed=(seed * 7919 + k * 104729) & 0x7FFFFFFF)
+        move_seed = (seed * 7919 + k * 104729) & 0x7FFFFFFF
+        an = bot.analyse(st, seed=move_seed)
         if an.iterations > 0 and not math.isnan(an.win_prob):
-            seen.append((an.player, progress_of(st), float(an.win_prob), order_of(st)))
+            if played_by is None:
+                seen.append((an.player, progress_of(st), float(an.win_prob), order_of(st)))
+            elif searched % every == 0:
+                seen.append((an.player, progress_of(st), served_reward(st, level, move_seed), order_of(st)))
+            searched += 1
         st.apply(an.code)
         k += 1
     winner = int(st.winner())
     return [Record(seed, t, r, int(p == winner), k) for p, t, r, k in seen]
 
 
+def served_reward(state: Any, level: str, seed: int) -> float:
+    """The mean reward of the decision `level` answers for `state` through the service's search: its
+    budget split into root-parallel parts as a job of that level is (`service.search`), run one after
+    the other here, and merged."""
+    import engine_ext
+    from bots.levels import get_level
+    from service import search
+    from service.config import Settings
+
+    config = get_level(level).config
+    iterations = config.iterations if not config.time_ms else None
+    time_ms = int(config.time_ms) or None
+    parts = search.default_parallel(iterations, time_ms, Settings(), True, "redis")
+    doc = engine_ext.Game(engine_ext.get_engine(), state.clone()).to_json()  # the full state
+    spec = search.SearchSpec(state=doc, level=level, iterations=iterations, time_ms=time_ms, seed=seed,
+                             parallel=parts)
+    answer = search.run_sync(spec)
+    chosen = next(a for a in answer["alternatives"] if a["decision_text"] == answer["decision_text"])
+    return float(chosen["mean_reward"])
+
+
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
-            log: Callable[[str], None] | None = None, progress: bool = False) -> list[Record]:
+            log: Callable[[str], None] | None = None, progress: bool = False,
+            played_by: str | None = None, every: int = 1) -> list[Record]:
     """Records of `games` self-play games of `level` (deal seeds seed, seed + 1, ...), played in
-    `workers` processes; a progress bar on a terminal (`progress`), else a line per 100 games (`log`)."""
+    `workers` processes; a progress bar on a terminal (`progress`), else a line per 100 games (`log`).
+    With `played_by`, games of that level, `level` asked at every `every`-th searched decision
+    (`play_game`)."""
     from lab.arena import imap_processes
     from lab.progress import Progress
 
-    tasks = [(level, players, seed + g) for g in range(games)]
+    tasks: list[tuple[str, int, int] | tuple[str, int, int, str | None, int]] = [
+        (level, players, seed + g) if played_by is None else (level, players, seed + g, played_by, every)
+        for g in range(games)]
     out: list[Record] = []
     bar = Progress(games, progress, desc=f"{level} {players}p")
     for i, recs in enumerate(imap_processes(play_game, tasks, workers), 1):

@@ -19,6 +19,7 @@ from bots.levels import get_level
 from kashgar_cli.main import main
 from lab import calibrate
 from lab.calibrate import Record
+from tests.lab.test_calibrate_cli import one_line_error
 
 
 def synthetic(weights: list[float], games: int, per_game: int, seed: int, players: int = 0) -> list[Record]:
@@ -609,3 +610,57 @@ def test_the_table_shows_the_gap_spread(tmp_path: Path, capsys: pytest.CaptureFi
     out.write_text(json.dumps({"levels": {"club": {"2": entry}}}))
     assert main(["calibrate", "--table", "--out", str(out)]) == 0
     assert capsys.readouterr().out.splitlines()[2].endswith(f" [{lo:.3f}, {hi:.3f}] | -0.0024 |")
+
+
+def test_a_level_asked_in_games_another_level_plays() -> None:
+    """--played-by: the game is the playing level's own self-play game (the same decisions, seeds
+    and outcome), and the level fitted is asked at every k-th decision that level searched."""
+    asked = calibrate.play_game(("advanced", 2, 5, "expert", 3))
+    own = calibrate.play_game(("expert", 2, 5))
+    assert [(r.progress, r.won, r.order) for r in asked] == [(r.progress, r.won, r.order) for r in own[::3]]
+    assert [r.reward for r in asked] != [r.reward for r in own[::3]]  # another level's reading
+
+
+def test_a_level_is_asked_as_the_service_asks_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A one-part level's served mean reward is its own search's; grandmaster's budget goes to the
+    service's root-parallel parts (4 of 20,000 iterations), merged as a job's are."""
+    import engine_ext
+    from lab.arena import cached_bot
+    from service import search
+
+    st = engine_ext.new_game(players=2, seed=8).state
+    an = cached_bot("level:advanced").analyse(st, seed=99)
+    assert calibrate.served_reward(st, "advanced", 99) == pytest.approx(an.win_prob, abs=1e-6)
+    specs: list[Any] = []
+    real = search.run_sync
+
+    def smaller(spec: search.SearchSpec, *a: Any, **kw: Any) -> dict[str, Any]:
+        specs.append(spec)  # the split as asked, searched at 1/100 of the budget to keep the test short
+        return real(search.SearchSpec(**{**spec.to_dict(), "iterations": spec.iterations // 100}), *a, **kw)
+
+    monkeypatch.setattr(search, "run_sync", smaller)
+    reward = calibrate.served_reward(st, "grandmaster", 99)
+    assert 0.0 < reward < 1.0
+    assert [(s.level, s.iterations, s.parallel, s.seed) for s in specs] == [("grandmaster", 80_000, 4, 99)]
+
+
+def test_the_command_fits_a_level_asked_in_another_level_s_games(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "rec").mkdir()
+    out = tmp_path / "cal.json"
+    argv = ["calibrate", "--levels", "advanced", "--players", "2", "--seed", "40", "--out", str(out)]
+    assert main([*argv, "-n", "6", "-j", "2", "--played-by", "expert", "--every", "4",
+                 "--records", str(tmp_path / "rec")]) == 0
+    entry = json.loads(out.read_text())["levels"]["advanced"]["2"]
+    assert entry["played_by"] == "expert" and "--played-by expert --every 4" in entry["command"]
+    header, records = calibrate.read_records(tmp_path / "rec" / "advanced-2p.jsonl")
+    assert header["played_by"] == "expert" and header["every"] == 4 and len(records) > 6
+    again = [*argv, "--from-records", str(tmp_path / "rec"), "--played-by", "expert"]
+    assert main([*again, "--every", "2"]) != 0  # records asked at every 4th decision, not every 2nd
+    assert "--played-by and --every" in one_line_error(capsys)
+    assert main([*again, "--every", "4"]) == 0
+    assert json.loads(out.read_text())["levels"]["advanced"]["2"]["weights"] == entry["weights"]
+    assert main([*argv, "--every", "3"]) != 0
+    assert "--every: only with --played-by" in one_line_error(capsys)
+    assert main([*argv, "--played-by", "nobody"]) != 0
+    assert "--played-by: unknown level nobody" in one_line_error(capsys)

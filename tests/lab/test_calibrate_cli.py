@@ -431,3 +431,4 @@ def test_runs_that_do_not_follow_on_are_refused_and_nothing_is_written(tmp_path:
     assert main([*argv, f"{first},{run('next', 4, 4, shifted(4))}"]) == 0
     header, merged = calibrate.read_records(out / "club-2p.jsonl")
     assert merged == recs + shifted(4) and header["games"] == 8 and header["seed"] == 0
+
