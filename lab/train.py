@@ -143,10 +143,12 @@ def fit_mlp(pos: Positions, hidden: tuple[int, ...], alpha: float, seed: int, ma
     best, best_loss, since, epoch = None, math.inf, 0, 0
     if fit_part.target is None:
         xs, ys, weights = x, fit_part.y, None
-    else:  # a soft target t: the row twice, won with weight t and lost with weight 1 - t (cross-entropy)
+    else:  # a soft target t: the row twice, won with weight 2t and lost with weight 2(1 - t): the
+        # cross-entropy to t, at the weight per row of the outcomes' fit (scikit-learn divides the L2
+        # penalty by a batch's weight: weights t and 1 - t made it twice as strong)
         xs = np.concatenate([x, x])
         ys = np.concatenate([np.ones(len(x), dtype=int), np.zeros(len(x), dtype=int)])
-        weights = np.concatenate([fit_part.target, 1.0 - fit_part.target])
+        weights = 2.0 * np.concatenate([fit_part.target, 1.0 - fit_part.target])
     for epoch in range(1, max_iter + 1):  # noqa: B007 - the epoch count is returned
         mlp.partial_fit(xs, ys, classes=[0, 1], sample_weight=weights)
         p = np.clip(mlp.predict_proba(xv)[:, 1], 1e-12, 1 - 1e-12)
