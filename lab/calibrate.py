@@ -454,8 +454,7 @@ def markdown(doc: dict[str, Any], min_bin: int = MIN_BIN) -> str:
             cells = [_cell(e, "games", fmt="d"), _cell(h, "decisions", fmt="d"),
                      _cell(h, "raw", "brier"), _cell(h, "calibrated", "brier"),
                      _cell(h, "raw", "log_loss"), _cell(h, "calibrated", "log_loss"),
-                     _gap(h, "reliability_raw", min_bin),
-                     _gap(h, "reliability_calibrated", min_bin) + _spread(h, "bin_gap_calibrated_spread"),
+                     _gap(h, "reliability_raw", min_bin), _gap_with_spread(h, min_bin),
                      _cell(e, "place_gain", fmt="+.4f")]
             rows.append(f"| {name} | {players} | " + " | ".join(cells) + " |")
     return "\n".join(rows) + "\n"
@@ -474,16 +473,21 @@ def _cell(doc: Any, *keys: str, fmt: str = ".4f") -> str:
     return format(doc, fmt)
 
 
+def _gap_with_spread(held_out: Any, min_bin: int) -> str:
+    gap = _gap(held_out, "reliability_calibrated", min_bin)
+    return gap if gap == "-" else gap + _spread(held_out, "bin_gap_calibrated_spread")
+
+
 def _gap(held_out: Any, key: str, min_bin: int) -> str:
     """The largest |predicted - observed| over the bins of reliability table `key` with at least
-    `min_bin` decisions (0 when none has), or "-" when there is no such table."""
+    `min_bin` decisions, or "-" when there is no such table or no such bin (a fit on few games)."""
     bins = held_out.get(key) if isinstance(held_out, dict) else None
     if not isinstance(bins, list):
         return "-"
     gaps = [abs(b["predicted"] - b["observed"]) for b in bins
             if isinstance(b, dict) and all(_number(b.get(k)) for k in ("n", "predicted", "observed"))
             and b["n"] >= min_bin]
-    return f"{max(gaps, default=0.0):.3f}"
+    return f"{max(gaps):.3f}" if gaps else "-"
 
 
 def _spread(held_out: Any, key: str) -> str:

@@ -265,8 +265,6 @@ def test_win_prob_never_falls_as_the_mean_reward_rises(shipped: None) -> None:
 
     rewards = [0.0, 1e-5, 0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 0.99999, 1.0]
     for lv in load_levels():
-        if lv.name == "grandmaster":  # no fit yet (tests/bots/test_calibration_presets.py)
-            continue
         for players in (2, 3, 4):
             w = win_prob.weights_for(lv, players)
             assert w is not None, (lv.name, players)
@@ -376,8 +374,6 @@ def test_every_shipped_level_is_calibrated_for_2_to_4_players(shipped: None) -> 
 
     doc = win_prob.load_calibration()
     for lv in load_levels():
-        if lv.name == "grandmaster":  # no fit yet (tests/bots/test_calibration_presets.py)
-            continue
         for players in (2, 3, 4):
             entry = doc["levels"][lv.name][str(players)]
             assert win_prob.weights_for(lv, players) == entry["weights"], (lv.name, players)
@@ -554,6 +550,28 @@ def test_merged_parts_get_the_chance_of_their_merged_mean_reward(shipped: None) 
     assert out["parts"] == 3
     weights = win_prob.weights_for(get_level("casual"), 3)
     t, order = win_prob.progress_of(g.state), win_prob.order_of(g.state)
+    for alt in out["alternatives"]:
+        if alt["mean_reward"] is not None:
+            assert alt["win_prob"] == pytest.approx(win_prob.predict(weights, alt["mean_reward"], t, order), abs=2e-6)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_grandmaster_answer_has_the_chance_of_its_fit(shipped: None, players: int) -> None:
+    """grandmaster's win_prob comes from its own fit (made on master's games), not master's: here
+    a short search in grandmaster's four parts, answered synchronously."""
+    from service import create_app
+
+    g = engine_ext.new_game(players=players, seed=6)
+    for _ in range(30):
+        g.apply(g.legal()[0])
+    out = create_app({"TESTING": True, "log_level": "WARNING"}).test_client().post(
+        "/suggest", json={"state": g.to_json(), "level": "grandmaster", "iterations": 400, "parallel": 4,
+                          "mode": "sync", "seed": 2}).get_json()
+    assert out["parts"] == 4 and out["level"] == "grandmaster"
+    weights = win_prob.weights_for(get_level("grandmaster"), players)
+    assert weights is not None and weights != win_prob.weights_for(get_level("master"), players)
+    t, order = win_prob.progress_of(g.state), win_prob.order_of(g.state)
+    assert out["win_prob"] is not None
     for alt in out["alternatives"]:
         if alt["mean_reward"] is not None:
             assert alt["win_prob"] == pytest.approx(win_prob.predict(weights, alt["mean_reward"], t, order), abs=2e-6)

@@ -87,6 +87,17 @@ def test_the_table_shows_a_measure_an_entry_lacks_as_a_dash(tmp_path: Path,
                                           f"{h['raw']['brier']:.4f} | {h['calibrated']['brier']:.4f} |")
 
 
+def test_the_largest_bin_gap_of_a_fit_on_few_decisions_is_a_dash(capsys: pytest.CaptureFixture[str]) -> None:
+    """grandmaster's fits hold a few hundred decisions: no bin reaches 500, and the gap read 0.000
+    (a perfect fit) where there is no figure."""
+    assert main(["calibrate", "--table"]) == 0
+    rows = {tuple(c.strip() for c in line.strip("|").split("|")[:2]): line.strip("|").split("|")
+            for line in capsys.readouterr().out.splitlines()[2:]}
+    for players in ("2", "3", "4"):
+        assert [c.strip() for c in rows[("grandmaster", players)][8:10]] == ["-", "-"]
+    assert rows[("master", "2")][9].strip().startswith("0.088 [")
+
+
 def test_two_runs_writing_one_file_keep_each_other_s_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """Each run read the file once at its start and wrote its whole document after each fit: a fit
