@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing as mp
+import os
 import random
 import signal
 import time
@@ -273,6 +274,7 @@ def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterat
     # SIGINT (Ctrl-C) is held back while the workers are forked: a KeyboardInterrupt raised in
     # os.fork's hooks is lost ("Exception ignored"), and one raised elsewhere in Pool() leaves its
     # workers running. It comes (in this process and in each worker) once the pool is entered.
+    _die_with_parent()
     before = set(mp.active_children())
     held = _hold_sigint()
     try:
@@ -292,6 +294,31 @@ def imap_processes(fn: Callable[[T], R], tasks: list[T], workers: int) -> Iterat
         for stray in set(mp.active_children()) - before:
             stray.kill()
             stray.join(5)
+
+
+_PR_SET_PDEATHSIG = 1  # prctl(2)
+
+
+def _set_pdeathsig() -> None:
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: the pool's own terminate() is all there is
+        pass
+
+
+_DIE_WITH_PARENT: list[bool] = []
+
+
+def _die_with_parent() -> None:
+    """Every process forked from this one from now on is killed when the thread that forked it
+    ends (Linux): a pool worker forked by the pool's own thread while the pool was being terminated
+    is in no list that terminate() stops, and one forked while another thread held a lock waits on
+    it forever; it outlived the command and held its stdout open."""
+    if not _DIE_WITH_PARENT and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_set_pdeathsig)
+        _DIE_WITH_PARENT.append(True)
 
 
 def _hold_sigint() -> set[int | signal.Signals] | None:
