@@ -134,16 +134,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _td_layers(path: str) -> list[dict[str, Any]]:
-    """The layers of the model file at `path`, or CliError naming --td-model."""
-    from bots.learned import model_feature_names
+    """The layers of the model file at `path` (`bots.learned.load_model`: its shape and its inputs
+    checked against this engine), or CliError naming --td-model."""
+    from bots.learned import load_model
 
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-        layers = doc["layers"]
-        features = doc["features"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return list(load_model(path).doc["layers"])
+    except (OSError, ValueError) as exc:
         raise CliError(f"argument --td-model: {path}: not a model file ({exc})") from None
-    if features != model_feature_names():
-        raise CliError(f"argument --td-model: {path} reads other inputs than this engine's model")
-    return list(layers)

@@ -308,7 +308,7 @@ def _set_pdeathsig() -> None:
         pass
 
 
-_DIE_WITH_PARENT: list[bool] = []
+_die_with_parent_registered = False
 
 
 def _die_with_parent() -> None:
@@ -316,9 +316,10 @@ def _die_with_parent() -> None:
     ends (Linux): a pool worker forked by the pool's own thread while the pool was being terminated
     is in no list that terminate() stops, and one forked while another thread held a lock waits on
     it forever; it outlived the command and held its stdout open."""
-    if not _DIE_WITH_PARENT and hasattr(os, "register_at_fork"):
+    global _die_with_parent_registered
+    if not _die_with_parent_registered and hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_set_pdeathsig)
-        _DIE_WITH_PARENT.append(True)
+        _die_with_parent_registered = True
 
 
 def _hold_sigint() -> set[int | signal.Signals] | None:
