@@ -90,12 +90,22 @@ def test_a_flood_gets_429_while_another_client_is_served_first(embedded: Gunicor
     body, headers = refused[0]
     assert body["error"] == "async_client_limit" and "retry" in body["message"], body
     assert int(headers["Retry-After"]) >= 1
+    # the other client comes just after a 429: the flood's 6 s are then held, one part running and
+    # two waiting, which served first-come would run before it
+    for _ in range(10):
+        status, body = post(url, job, "10.0.0.1")
+        if status != 202:
+            break
+        accepted.append(body["status_url"])
+    assert status == 429, body
     status, other = post(url, {"state": state, "iterations": 100, "mode": "async"}, "10.0.0.2")
     assert status == 202, other
     done = poll(url + other["status_url"], lambda j: j["status"] in TERMINAL)
     assert done["status"] == "finished", done
     backlog = [poll(url + u, lambda j: j["status"] in TERMINAL) for u in accepted]
-    assert overtaken_by(backlog, done) <= 1, (done, backlog)
+    # the part running when it came ends before it; one more may have been taken in the moment
+    # between its acceptance being stamped and its part being queued; first-come would be three
+    assert overtaken_by(backlog, done) <= 2, (done, backlog)
     # the backlog done, its search-seconds are free again
     assert post(url, job, "10.0.0.1")[0] == 202
 
