@@ -1,7 +1,7 @@
 """Bots from a spec, the lab's own included: `bots.levels.make_bot`'s specs (random, greedy,
 ismcts, level:NAME, NAME) and the baselines the lab measures the search against:
 `det:...` (the determinized baseline, `lab.determinized`) and `openspiel:...` (OpenSpiel's ISMCTS,
-`lab.openspiel_adapter`)."""
+`lab.openspiel_adapter`); and `served:LEVEL`, a level as the service answers it (`lab.served`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,15 @@ from bots.levels import parse_settings, time_alone
 def make_bot(spec: str, **overrides: Any) -> Bot:
     """A bot from its spec; ValueError naming a spec or a setting that is wrong."""
     kind, _, rest = spec.partition(":")
+    if kind == "served":
+        from lab.served import ServedBot
+
+        if overrides or ":" in rest:
+            raise ValueError(f"bot {spec!r}: a served level takes no settings (its level's own budget)")
+        try:
+            return ServedBot(rest)
+        except KeyError:
+            raise ValueError(f"bot {spec!r}: unknown level {rest!r}") from None
     if kind not in ("det", "determinized", "openspiel"):
         return make_product_bot(spec, **overrides)
     kw = time_alone({**parse_settings(rest), **overrides})

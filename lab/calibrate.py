@@ -108,22 +108,11 @@ def play_game(task: tuple[str, int, int] | tuple[str, int, int, str | None, int]
 
 
 def served_reward(state: Any, level: str, seed: int) -> float:
-    """The mean reward of the decision `level` answers for `state` through the service's search: its
-    budget split into root-parallel parts as a job of that level is (`service.search`), run one after
-    the other here, and merged."""
-    import engine_ext
-    from bots.levels import get_level
-    from service import search
-    from service.config import Settings
+    """The mean reward of the decision `level` answers for `state` through the service's search
+    (`lab.served`)."""
+    from lab.served import served_answer
 
-    config = get_level(level).config
-    iterations = config.iterations if not config.time_ms else None
-    time_ms = int(config.time_ms) or None
-    parts = search.default_parallel(iterations, time_ms, Settings(), True, "redis")
-    doc = engine_ext.Game(engine_ext.get_engine(), state.clone()).to_json()  # the full state
-    spec = search.SearchSpec(state=doc, level=level, iterations=iterations, time_ms=time_ms, seed=seed,
-                             parallel=parts)
-    answer = search.run_sync(spec)
+    answer = served_answer(state, level, seed)
     chosen = next(a for a in answer["alternatives"] if a["decision_text"] == answer["decision_text"])
     return float(chosen["mean_reward"])
 

@@ -19,7 +19,7 @@ from bots.levels import get_level
 from kashgar_cli.main import main
 from lab import calibrate
 from lab.calibrate import Record
-from tests.lab.test_calibrate_cli import one_line_error
+from tests.cli_helpers import one_line_error
 
 
 def synthetic(weights: list[float], games: int, per_game: int, seed: int, players: int = 0) -> list[Record]:

@@ -20,6 +20,7 @@ from bots import win_prob
 from kashgar_cli import calibrate as cli_calibrate
 from kashgar_cli.main import main
 from lab import calibrate
+from tests.cli_helpers import one_line_error
 
 
 def entry(tag: float) -> dict[str, Any]:
@@ -32,12 +33,6 @@ def no_games(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("a game was played")
 
     monkeypatch.setattr(calibrate, "collect", refuse)
-
-
-def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
-    err = capsys.readouterr().err
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    return err.strip()
 
 
 MALFORMED = {

@@ -1,0 +1,63 @@
+"""A level as the service answers it: its budget split into the root-parallel parts a job of that
+level gets (`service.search`), run one after the other in this process and merged. The lab plays
+and calibrates the asynchronous levels (grandmaster) this way, so that what it measures is what a
+client is served."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, as_state
+
+
+def served_answer(state: Any, level: str, seed: int) -> dict[str, Any]:
+    """The service's answer (`/suggest`'s shape) of `level` for the player to move in `state`."""
+    import engine_ext
+    from bots.levels import get_level
+    from service import search
+    from service.config import Settings
+
+    config = get_level(level).config
+    iterations = config.iterations if not config.time_ms else None
+    time_ms = int(config.time_ms) or None
+    parts = search.default_parallel(iterations, time_ms, Settings(), True, "redis")
+    doc = engine_ext.Game(engine_ext.get_engine(), state.clone()).to_json()  # the full state
+    spec = search.SearchSpec(state=doc, level=level, iterations=iterations, time_ms=time_ms, seed=seed,
+                             parallel=parts)
+    return search.run_sync(spec)
+
+
+class ServedBot(Bot):
+    """`served:LEVEL`: plays `level`'s served answers (the engine's states only)."""
+
+    def __init__(self, level: str) -> None:
+        from bots.levels import get_level
+
+        get_level(level)  # KeyError naming an unknown level
+        self.level = level
+        self.name = f"served:{level}"
+
+    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+                seed: int = 0, progress: ProgressFn | None = None,
+                should_stop: StopFn | None = None) -> Analysis:
+        """The served answer as an analysis; the level's own budget (a budget given is refused)."""
+        from engine_ext import carddata
+        from engine_ext.decisions import Decision
+
+        if iterations is not None or time_ms is not None:
+            raise ValueError(f"{self.name} searches with its level's budget: no other can be given")
+        st = as_state(game)
+        answer = served_answer(st, self.level, seed)
+        data = carddata.default()
+
+        def code(decision: Any) -> int:
+            return int(Decision.from_json(decision).to_code(st, data))
+
+        def num(x: Any) -> float:
+            return float("nan") if x is None else float(x)  # None: no statistic (an unvisited move)
+
+        alternatives = [Alternative(code(a["decision"]), int(a["visits"]), num(a["mean_reward"]),
+                                    num(a["win_prob"]), num(a["expected_vp"])) for a in answer["alternatives"]]
+        return Analysis(code(answer["decision"]), alternatives, iterations=int(answer["iterations"]),
+                        elapsed_ms=float(answer["elapsed_ms"]), seed=seed, bot=self.name,
+                        player=int(st.current_player()))
