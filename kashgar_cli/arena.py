@@ -17,7 +17,8 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "arena", help="play a tournament between bots or levels",
         description="Play N games between bots (specs: random, greedy, ismcts:iterations=500, det, "
-                    "openspiel:iterations=500, a level name such as expert, or level:NAME:iterations=..). "
+                    "openspiel:iterations=500, a level name such as expert, level:NAME:iterations=.., or "
+                    "served:NAME, a level as the service answers it, in its root-parallel parts). "
                     "Seats rotate; reports win rates with 95% CIs and Elo with CIs; --sprt stops "
                     "as soon as the test decides.")
     p.add_argument("bots", nargs="+", help="bot specs, one per seat or cycled over the seats")
