@@ -639,27 +639,25 @@ def test_a_level_asked_in_games_another_level_plays() -> None:
     assert [r.reward for r in asked] != [r.reward for r in own[::3]]  # another level's reading
 
 
-def test_a_level_is_asked_as_the_service_asks_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A one-part level's served mean reward is its own search's; grandmaster's budget goes to the
-    service's root-parallel parts (4 of 20,000 iterations), merged as a job's are."""
+def test_a_one_part_level_is_asked_as_its_own_search() -> None:
+    """A one-part level's served mean reward is its own search's."""
     import engine_ext
     from lab.arena import cached_bot
-    from service import search
 
     st = engine_ext.new_game(players=2, seed=8).state
     an = cached_bot("level:advanced").analyse(st, seed=99)
     assert calibrate.served_reward(st, "advanced", 99) == pytest.approx(an.win_prob, abs=1e-6)
-    specs: list[Any] = []
-    real = search.run_sync
 
-    def smaller(spec: search.SearchSpec, *a: Any, **kw: Any) -> dict[str, Any]:
-        specs.append(spec)  # the split as asked, searched at 1/100 of the budget to keep the test short
-        return real(search.SearchSpec(**{**spec.to_dict(), "iterations": spec.iterations // 100}), *a, **kw)
 
-    monkeypatch.setattr(search, "run_sync", smaller)
+def test_grandmaster_is_asked_as_the_service_asks_it(served_small: list[Any]) -> None:
+    """grandmaster's budget goes to the service's root-parallel parts (4 of 20,000 iterations),
+    merged as a job's are."""
+    import engine_ext
+
+    st = engine_ext.new_game(players=2, seed=8).state
     reward = calibrate.served_reward(st, "grandmaster", 99)
     assert 0.0 < reward < 1.0
-    assert [(s.level, s.iterations, s.parallel, s.seed) for s in specs] == [("grandmaster", 80_000, 4, 99)]
+    assert [(s.level, s.iterations, s.parallel, s.seed) for s in served_small] == [("grandmaster", 80_000, 4, 99)]
 
 
 def test_the_command_fits_a_level_asked_in_another_level_s_games(tmp_path: Path,
