@@ -13,13 +13,10 @@ from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, as_state
 def served_answer(state: Any, level: str, seed: int) -> dict[str, Any]:
     """The service's answer (`/suggest`'s shape) of `level` for the player to move in `state`."""
     import engine_ext
-    from bots.levels import get_level
-    from service import search
+    from service import engine, search
     from service.config import Settings
 
-    config = get_level(level).config
-    iterations = config.iterations if not config.time_ms else None
-    time_ms = int(config.time_ms) or None
+    iterations, time_ms = engine.level_budget(level)  # the budget /suggest gives the level
     parts = search.default_parallel(iterations, time_ms, Settings(), True, "redis")
     doc = engine_ext.Game(engine_ext.get_engine(), state.clone()).to_json()  # the full state
     spec = search.SearchSpec(state=doc, level=level, iterations=iterations, time_ms=time_ms, seed=seed,
@@ -31,9 +28,9 @@ class ServedBot(Bot):
     """`served:LEVEL`: plays `level`'s served answers (the engine's states only)."""
 
     def __init__(self, level: str) -> None:
-        from bots.levels import get_level
+        from service import engine
 
-        get_level(level)  # KeyError naming an unknown level
+        engine.level_budget(level)  # KeyError: not a level the service answers
         self.level = level
         self.name = f"served:{level}"
 
