@@ -24,6 +24,7 @@ from flask import Flask, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .config import Settings
+from .cors import is_preflight
 from .errors import APIError
 
 #: Paths never asked for a key nor limited: probes and monitoring.
@@ -91,7 +92,7 @@ def current() -> Client:
 
 def init_app(app: Flask, settings: Settings) -> None:
     """Trust `trusted_proxies` hops of X-Forwarded-For, and name (and with keys, check) the client
-    of every request but the open paths: 401 without a key, 403 with an unknown one."""
+    of every request but the open paths and CORS preflights: 401 without a key, 403 with an unknown one."""
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     keys = load_keys(settings)
@@ -99,7 +100,7 @@ def init_app(app: Flask, settings: Settings) -> None:
 
     @app.before_request
     def _identify() -> None:
-        if request.path in OPEN_PATHS:
+        if request.path in OPEN_PATHS or is_preflight():
             return
         if keys and (request.path in PAGE_PATHS or request.path.startswith(PAGE_PREFIX)):
             return

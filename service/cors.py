@@ -4,7 +4,9 @@ service sends no CORS headers, and browsers keep other sites' pages from reading
 
 An allowed origin gets `Access-Control-Allow-Origin` on every answer, and its preflight (`OPTIONS`
 with `Access-Control-Request-Method`) is answered 204 with the methods and headers the API takes;
-any other origin gets no CORS header at all. No credentials are allowed: the API has no cookies."""
+any other origin gets no CORS header at all. No credentials are allowed: the API has no cookies; a
+page sends its API key in `Authorization`, which the preflight allows. A preflight is never asked
+for a key (browsers send it without one): `is_preflight` tells the key check so."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ import re
 from flask import Flask, Response, request
 
 METHODS = "GET, POST, DELETE, OPTIONS"
-HEADERS = "Content-Type, X-Request-ID"
-EXPOSED = "Location, Retry-After, X-Request-ID"
+HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-ID"
+EXPOSED = "Location, Retry-After, WWW-Authenticate, X-Request-ID"
 MAX_AGE = "600"  # seconds a browser may keep a preflight's answer
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$")
 
@@ -27,6 +29,12 @@ def parse_origins(raw: str) -> tuple[str, ...]:
             raise ValueError(f"KASHGAR_CORS_ORIGINS: {origin!r} is not an origin: want scheme://host[:port] "
                              "(http or https, no path, e.g. https://play.example.org), or *")
     return origins
+
+
+def is_preflight() -> bool:
+    """Whether the request being served is a browser's CORS preflight: it carries no credentials
+    by design, so no key is asked of it (its answer says what the real request may send)."""
+    return request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers
 
 
 def init_app(app: Flask, raw: str) -> None:
@@ -45,7 +53,7 @@ def init_app(app: Flask, raw: str) -> None:
     @app.before_request
     def _preflight() -> Response | None:
         origin = request.headers.get("Origin")
-        if request.method != "OPTIONS" or "Access-Control-Request-Method" not in request.headers:
+        if not is_preflight():
             return None
         if not allowed(origin):
             return None  # answered as any OPTIONS request, without a CORS header: the browser refuses

@@ -76,3 +76,35 @@ def test_a_value_that_is_no_origin_is_refused_by_name(value: str, monkeypatch: p
         monkeypatch.delenv(name)
     monkeypatch.setenv("KASHGAR_CORS_ORIGINS", value)
     assert "KASHGAR_CORS_ORIGINS" in refused(["serve", "--dry-run"], capsys)
+
+
+def test_a_keyed_server_answers_a_page_s_preflight_and_its_keyed_calls() -> None:
+    """With API keys on, a browser's preflight (sent without a key, by design) is answered 204 and
+    allows `Authorization`; the real request then needs the key, and its 401 is readable too."""
+    app = create_app({**CONFIG, "cors_origins": PAGE, "api_keys": "page-key"})
+    c = app.test_client()
+    r = c.open("/suggest", method="OPTIONS", headers={
+        "Origin": PAGE, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type"})
+    assert r.status_code == 204, r.get_data(as_text=True)
+    assert r.headers["Access-Control-Allow-Origin"] == PAGE
+    allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
+    assert {"authorization", "content-type"} <= allowed
+    r = c.post("/games", json={"players": 2, "seed": 1}, headers={"Origin": PAGE})
+    assert r.status_code == 401 and r.headers["Access-Control-Allow-Origin"] == PAGE
+    assert "WWW-Authenticate" in r.headers["Access-Control-Expose-Headers"]
+    r = c.post("/games", json={"players": 2, "seed": 1}, headers={"Origin": PAGE, "Authorization": "Bearer page-key"})
+    assert r.status_code == 200 and r.headers["Access-Control-Allow-Origin"] == PAGE
+    exposed = {h.strip() for h in r.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"Location", "Retry-After", "X-Request-ID"} <= exposed
+    r = c.open("/suggest", method="OPTIONS", headers={"Origin": OTHER, "Access-Control-Request-Method": "POST"})
+    assert not any(h.startswith("Access-Control-") for h in r.headers.keys())  # another origin: still nothing
+
+
+def test_a_preflight_with_a_rate_limit_on_is_not_counted_nor_refused() -> None:
+    app = create_app({**CONFIG, "cors_origins": PAGE, "api_keys": "page-key", "rate_limit": "2/minute"})
+    c = app.test_client()
+    for _ in range(4):
+        assert _preflight(app, PAGE, "/suggest").status_code == 204
+    auth = {"Origin": PAGE, "Authorization": "Bearer page-key"}
+    assert [c.get("/levels", headers=auth).status_code for _ in range(3)] == [200, 200, 429]
