@@ -33,6 +33,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the game and of the bots (default: a random one, printed when the game ends)")
     p.add_argument("--url", default=None, help="play through a running service instead of in-process")
+    p.add_argument("--api-key", default=None, metavar="KEY",
+                   help="the API key of the service at --url (default: the KASHGAR_API_KEY environment variable)")
     p.add_argument("--auto", action="store_true", help="a random player takes your seat (demo)")
     p.add_argument("--max-decisions", type=int, default=0, help="stop after this many decisions (0: play on)")
     p.add_argument("--record", default=None, metavar="FILE", type=output_file,
@@ -110,33 +112,35 @@ class LocalTable(Table):
 
 
 class RemoteTable(Table):
-    def __init__(self, url: str) -> None:
-        from service.client import KashgarClient
+    """The game through a running service, with the client library (kashgar_client)."""
 
-        self.api = KashgarClient(url)
+    def __init__(self, url: str, api_key: str | None = None) -> None:
+        from kashgar_client import KashgarClient
+
+        self.api = KashgarClient(url, api_key=api_key)
 
     def new(self, players: int, seed: int) -> dict[str, Any]:
-        return dict(self.api.new_game(players=players, seed=seed)["state"])
+        return dict(self.api.new_game(players=players, seed=seed).raw["state"])
 
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
-        return self.api.legal(state)
+        return dict(self.api.legal(state).raw)
 
     def apply(self, state: dict[str, Any], decision: str, seat: int) -> dict[str, Any]:
         from engine_ext.game import seen_by
 
         # the full state, to play on (the table deals for every seat); the events as `seat` sees them
         out = self.api.apply(state, decision)
-        return {"state": out["state"], "events": seen_by(out["events"], seat, int(state["turn_player"]))}
+        return {"state": out.state, "events": seen_by(out.events, seat, int(state["turn_player"]))}
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
         # The search only uses what the player to move knows, full state or view alike.
-        return self.api.suggest(state, level=level, seed=seed)
+        return dict(self.api.suggest(state, level=level, seed=seed).raw)
 
     def cards(self) -> dict[str, Any]:
         return self.api.cards()
 
     def levels(self) -> list[str]:
-        return [str(lv["name"]) for lv in self.api.levels()]
+        return [lv.name for lv in self.api.levels()]
 
 
 def unseen_choice(state: dict[str, Any], seat: int) -> bool:
@@ -303,9 +307,9 @@ def new_recorder(args: argparse.Namespace, seed: int, seats: list[str]) -> Recor
 
 
 def run(args: argparse.Namespace) -> int:
-    from service.client import JobFailed, JobTimeout, KashgarAPIError
+    from kashgar_client import JobFailed, JobTimeout, KashgarAPIError
 
-    table: Table = RemoteTable(args.url) if args.url else LocalTable()
+    table: Table = RemoteTable(args.url, args.api_key) if args.url else LocalTable()
     try:
         return play(args, table, input, sys.stdout, sys.stderr)
     except (EOFError, KeyboardInterrupt):
@@ -315,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except JobFailed as exc:  # a bot's search ran as a job on the server, which failed or was cancelled
         job = exc.job
-        why = f": {job['error']}" if job.get("error") else ""
-        raise CliError(f"the bot's search (job {job.get('job_id')}) {job.get('status')}{why}", status=1) from None
+        why = f": {job.error}" if job.error else ""
+        raise CliError(f"the bot's search (job {job.job_id}) {job.status}{why}", status=1) from None
     except JobTimeout as exc:  # the server's job went on past the wait
         raise CliError(f"the bot's search: {exc}", status=1) from None

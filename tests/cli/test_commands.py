@@ -44,7 +44,8 @@ def test_worker_needs_redis(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
 
 
 def play_args(**kw: Any) -> argparse.Namespace:
-    base = {"players": 2, "seat": 0, "level": "novice", "seed": 5, "url": None, "auto": False, "max_decisions": 0}
+    base = {"players": 2, "seat": 0, "level": "novice", "seed": 5, "url": None, "api_key": None, "auto": False,
+            "max_decisions": 0}
     base.update(kw)
     return argparse.Namespace(**base)
 
@@ -170,7 +171,7 @@ def test_bench_level_splits_each_request_by_its_own_positions_players() -> None:
 
 
 def test_client_and_remote_play(tmp_path: Any) -> None:
-    from service.client import KashgarAPIError, KashgarClient
+    from kashgar_client import JobTimeout, KashgarAPIError, KashgarClient
 
     with Gunicorn(
         env={"KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_SYNC_MAX_ITERATIONS": "100"}, workers=1, log_dir=str(tmp_path)
@@ -179,14 +180,15 @@ def test_client_and_remote_play(tmp_path: Any) -> None:
         assert api.healthz()["status"] == "ok" and api.readyz()["ready"]
         assert api.levels() and api.cards()["count"] > 0 and api.openapi()["openapi"].startswith("3.1")
         game = api.new_game(players=2, seed=4)
-        legal = api.legal(game["state"])["legal"]
-        nxt = api.apply(game["state"], legal[0]["text"])
-        assert nxt["decision"]["text"] == legal[0]["text"]
-        sync = api.suggest(game["state"], iterations=60, seed=2, mode="sync")
-        waited = api.suggest(game["state"], iterations=60, seed=2, mode="async")
-        assert waited["decision_text"] == sync["decision_text"] and waited["alternatives"] == sync["alternatives"]
+        assert game.state is not None
+        legal = api.legal(game.state).legal
+        nxt = api.apply(game.state, legal[0])
+        assert nxt.decision is not None and nxt.decision.text == legal[0].text
+        sync = api.suggest(game.state, iterations=60, seed=2, mode="sync")
+        waited = api.suggest(game.state, iterations=60, seed=2, mode="async")
+        assert waited.decision_text == sync.decision_text and waited.alternatives == sync.alternatives
         with pytest.raises(KashgarAPIError) as err:
-            api.suggest(game["state"], iterations=0)
+            api.suggest(game.state, iterations=0)
         assert err.value.status == 422 and err.value.pointer == "/iterations"
         out = io.StringIO()
         assert play.play(play_args(url=web.url, auto=True, max_decisions=4), play.RemoteTable(web.url), input, out) == 0
@@ -196,19 +198,17 @@ def test_client_and_remote_play(tmp_path: Any) -> None:
             api.job("a?b")
         assert err.value.status == 404
         # wait gives up on a running job with its id, and the job goes on
-        from service.client import JobTimeout
-
         # (30 s: the one web worker also runs the job's thread, so on a busy machine its answers
         # can lag by seconds; a 3 s job had finished before the cancel came, a 409)
         with pytest.raises(JobTimeout) as slow:
-            api.suggest(game["state"], time_ms=30_000, mode="async", wait_timeout=0.3)
-        assert api.job(slow.value.job_id)["status"] in ("queued", "started")
+            api.suggest(game.state, time_ms=30_000, mode="async", wait_timeout=0.3)
+        assert api.job(slow.value.job_id).status in ("queued", "started")
         api.cancel(slow.value.job_id)
 
 
 def test_the_client_names_a_server_it_cannot_reach() -> None:
     """Connection refused and a bad URL were bare urllib errors; now KashgarAPIError too."""
-    from service.client import KashgarAPIError, KashgarClient, KashgarUnreachable
+    from kashgar_client import KashgarAPIError, KashgarClient, KashgarUnreachable
 
     for url in (f"http://127.0.0.1:{free_port()}", "localhost:9"):
         with pytest.raises(KashgarUnreachable) as err:

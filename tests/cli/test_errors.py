@@ -265,22 +265,22 @@ def test_play_names_a_bot_search_that_failed_on_the_server(how: str, service_url
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     """A bot's search that the server ran as a job (202), then cancelled, failed or kept past the
     wait, was a JobFailed or JobTimeout traceback: now one line naming the job, exit status 1."""
-    from service.client import JobTimeout, KashgarClient
+    from kashgar_client import Answer, Job, JobTimeout, KashgarClient
 
     real = KashgarClient.request
 
     def asynchronous(self: KashgarClient, method: str, path: str, body: Any = None,
-                     timeout: float | None = None) -> tuple[int, Any]:
+                     timeout: float | None = None) -> Answer:
         if path == "/suggest":
-            return 202, {"job_id": "j123", "status": "queued"}
+            return Answer(202, {"Location": "/jobs/j123"}, {"job_id": "j123", "status": "queued"})
         return real(self, method, path, body, timeout)
 
-    def waits_too_long(self: KashgarClient, job_id: str, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        raise JobTimeout(job_id, "running", 3600.0)
+    def waits_too_long(self: KashgarClient, job: Any, *args: Any, **kwargs: Any) -> Job:
+        raise JobTimeout("j123", "running", 3600.0)
 
     monkeypatch.setattr(KashgarClient, "request", asynchronous)
-    monkeypatch.setattr(KashgarClient, "job", lambda self, job_id: {"job_id": job_id, "status": "cancelled",
-                                                                     "error": None})
+    monkeypatch.setattr(KashgarClient, "job", lambda self, job: Job.from_json(
+        {"job_id": "j123", "status": "cancelled", "error": None, "progress": {"parts_done": 1, "parts_total": 1}}))
     if how == "timeout":
         monkeypatch.setattr(KashgarClient, "wait", waits_too_long)
     code = main(["play", "--url", service_url, "--auto", "--seed", "1", "--level", "novice", "--seat", "1"])

@@ -6,6 +6,8 @@ import io
 import re
 from collections.abc import Iterator
 
+import pytest
+
 import engine_ext
 from engine_ext import words as W
 from kashgar_cli import play
@@ -66,3 +68,22 @@ def test_a_bot_s_unseen_choice_is_not_named() -> None:
     after = engine_ext.from_json(full)
     after.apply(decision)
     assert play.unseen_choice(after.to_json(), other) and not play.unseen_choice(after.to_json(), drawer)
+
+
+def test_play_through_a_keyed_server_with_the_key_from_the_option_or_the_environment(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from kashgar_cli.main import main
+    from tests.service_helpers import serve_app
+
+    monkeypatch.delenv("KASHGAR_API_KEY", raising=False)
+    argv = ["play", "--auto", "--seed", "2", "--level", "novice", "--max-decisions", "3"]
+    with serve_app({"api_keys": "play-key"}) as url:
+        assert main([*argv, "--url", url]) == 2
+        assert "401 unauthorized" in capsys.readouterr().err
+        assert main([*argv, "--url", url, "--api-key", "play-key"]) == 0
+        assert "stopped after 3 decisions" in capsys.readouterr().out
+        monkeypatch.setenv("KASHGAR_API_KEY", "play-key")
+        assert main([*argv, "--url", url]) == 0
+        assert "stopped after 3 decisions" in capsys.readouterr().out
+        assert main([*argv, "--url", url, "--api-key", "wrong"]) == 2
+        assert "403 forbidden" in capsys.readouterr().err
