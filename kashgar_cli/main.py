@@ -30,6 +30,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.play",
     "kashgar_cli.replay",
     "kashgar_cli.suggest",
+    "kashgar_cli.engine",
 ]
 
 

@@ -58,14 +58,7 @@ def check_variant(variant: Any, prefix: str = "") -> None:
 def new_game() -> Response:
     """Set up a game from the player count, seed and variant. The full (trusted) state, or the
     view of `observer`."""
-    req = read_body(NewGameRequest)
-    variant: Any = req.variant
-    check_variant(variant)
-    game = engine.new_game(req.players, req.seed if req.seed is not None else engine.random_seed(), variant)
-    body = engine.game_summary(game)
-    body["state"] = _to_json(game, req.observer, "/observer")
-    body.update(engine.legal_seen_by(game, req.observer))
-    return jsonify(with_request_id(body))
+    return jsonify(with_request_id(new_game_answer(read_body(NewGameRequest))))
 
 
 @bp.post("/legal")
@@ -81,15 +74,7 @@ def legal() -> Response:
     """Every legal decision of the player to move (empty when the game is over, or when the
     state is a view of another seat and the player to move is choosing among cards it drew
     unseen: then `legal_hidden` is true). With `observer`, also that seat's view (`state`)."""
-    req = read_body(LegalRequest)
-    game = engine.load_game(req.state)
-    observer = game.observer if req.observer is None else _own_view(game, req.observer)
-    body = engine.game_summary(game)
-    body.update(engine.legal_seen_by(game, observer))
-    body["count"] = len(body["legal"])
-    if req.observer is not None:
-        body["state"] = _to_json(game, observer, "/observer")
-    return jsonify(with_request_id(body))
+    return jsonify(with_request_id(legal_answer(read_body(LegalRequest))))
 
 
 @bp.post("/apply")
@@ -104,7 +89,37 @@ def legal() -> Response:
 def apply() -> Response:
     """Apply one legal decision and return the next state (the same view as given unless
     `observer` says otherwise), the events and the next legal decisions."""
-    req = read_body(ApplyRequest)
+    return jsonify(with_request_id(apply_answer(read_body(ApplyRequest))))
+
+
+# The answers, from a validated request, without HTTP: the views above and `kashgar engine` give them.
+
+
+def new_game_answer(req: NewGameRequest) -> dict[str, Any]:
+    """POST /games's answer (no request_id)."""
+    variant: Any = req.variant
+    check_variant(variant)
+    game = engine.new_game(req.players, req.seed if req.seed is not None else engine.random_seed(), variant)
+    body = engine.game_summary(game)
+    body["state"] = _to_json(game, req.observer, "/observer")
+    body.update(engine.legal_seen_by(game, req.observer))
+    return body
+
+
+def legal_answer(req: LegalRequest) -> dict[str, Any]:
+    """POST /legal's answer (no request_id)."""
+    game = engine.load_game(req.state)
+    observer = game.observer if req.observer is None else _own_view(game, req.observer)
+    body = engine.game_summary(game)
+    body.update(engine.legal_seen_by(game, observer))
+    body["count"] = len(body["legal"])
+    if req.observer is not None:
+        body["state"] = _to_json(game, observer, "/observer")
+    return body
+
+
+def apply_answer(req: ApplyRequest) -> dict[str, Any]:
+    """POST /apply's answer (no request_id)."""
     game = engine.load_game(req.state)
     engine.refuse_hidden_choice(game)
     decision = engine.parse_decision(game, req.decision, "/decision")
@@ -121,4 +136,4 @@ def apply() -> Response:
     body["events"] = engine.described_events(events, game)
     body["sampled"] = made_up or any(e.get("sampled") for e in events)
     body.update(engine.legal_seen_by(game, observer))
-    return jsonify(with_request_id(body))
+    return body

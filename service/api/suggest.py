@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, url_for
@@ -10,6 +11,7 @@ from flask import Blueprint, Response, jsonify, url_for
 import engine_ext
 
 from .. import admission, clients, engine, metrics, search
+from ..config import Settings
 from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
 from ..openapi import operation, server_limits
@@ -18,12 +20,12 @@ from .common import manager, read_body, request_id, settings
 bp = Blueprint("suggest", __name__)
 
 
-def _as_server_limit(err: APIError) -> APIError:
+def as_server_limit(err: APIError, cfg: Settings) -> APIError:
     """A budget above the request model's outer bound (`le`) is refused with this server's own
     limit, the one `/openapi.json` states: the model's bound is larger, and naming it sent a
     client that retried with it back for a second 422 (a server configured above the model's
     bound names the model's, which is then the real one)."""
-    limits = server_limits(settings())
+    limits = server_limits(cfg)
     name = err.pointer.lstrip("/")
     if err.code == "validation_error" and name in limits and err.message.startswith("Input should be less than"):
         outer = min(getattr(m, "le", limits[name]) for m in SuggestRequest.model_fields[name].metadata)
@@ -32,11 +34,12 @@ def _as_server_limit(err: APIError) -> APIError:
     return err
 
 
-def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
+def resolve(req: SuggestRequest, cfg: Settings, backend: str,
+            workers: Callable[[], int | None] = lambda: None) -> tuple[search.SearchSpec, str, Any]:
     """The search to run, the mode to run it in and the state loaded (parsed once, here, for the
     checks and for every part of a synchronous search); 422 for unknown levels, out-of-range
-    budgets, impossible states, hidden choices and games that are over."""
-    cfg = settings()
+    budgets, impossible states, hidden choices and games that are over. `backend` and `workers`
+    (how many run a job's parts, when known): the job queue's, for an async search's parts."""
     names = engine.level_names()
     level = req.level
     if level is not None and level not in names:
@@ -98,8 +101,8 @@ def resolve(req: SuggestRequest) -> tuple[search.SearchSpec, str, Any]:
     parallel = req.parallel
     if parallel is None:
         # an async time budget: its parts run side by side, as many as there are RQ workers to run them
-        workers = manager().queue.workers() if mode == "async" and iterations is None else None
-        parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", manager().backend, workers)
+        running = workers() if mode == "async" and iterations is None else None
+        parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", backend, running)
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel,
         cards=game.engine.data.sha256,
@@ -127,26 +130,15 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     try:
         req = read_body(SuggestRequest)
     except APIError as err:
-        raise _as_server_limit(err) from None
-    spec, mode, game = resolve(req)
+        raise as_server_limit(err, settings()) from None
+    spec, mode, game = resolve(req, settings(), manager().backend, manager().queue.workers)
     m = metrics.get()
     label = spec.level or "custom"
     cost = admission.cost_seconds(spec, settings())
     if mode == "sync":
         t0 = time.perf_counter()
-        try:
-            with admission.sync_search(manager(), clients.current(), cost):
-                answer = search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
-        except engine_ext.StateError as exc:
-            raise engine.state_error(exc, "/state") from None
-        except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
-            ptr = getattr(exc, "pointer", None)
-            raise APIError(
-                422,
-                "search_rejected_state",
-                f"the search cannot run on this state: {getattr(exc, 'message', None) or exc}",
-                join_pointer("/state", ptr) if isinstance(ptr, str) else "/state",
-            ) from None
+        with admission.sync_search(manager(), clients.current(), cost):
+            answer = search_now(spec, game, settings().sync_timeout_ms)
         m.searches.labels("sync", label).inc()
         m.iterations.labels(label).inc(int(answer.get("iterations", 0)))
         m.search_seconds.labels(label).observe(time.perf_counter() - t0)
@@ -169,6 +161,23 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         "mode": "async",
     }
     return jsonify(body), 202, {"Location": url}
+
+
+def search_now(spec: search.SearchSpec, game: Any, timeout_ms: int | None) -> dict[str, Any]:
+    """A synchronous search's answer (every part in this process); 422 for a state the search
+    rejects. `kashgar engine` answers with it too."""
+    try:
+        return search.run_sync(spec, timeout_ms=timeout_ms, game=game)
+    except engine_ext.StateError as exc:
+        raise engine.state_error(exc, "/state") from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
+        ptr = getattr(exc, "pointer", None)
+        raise APIError(
+            422,
+            "search_rejected_state",
+            f"the search cannot run on this state: {getattr(exc, 'message', None) or exc}",
+            join_pointer("/state", ptr) if isinstance(ptr, str) else "/state",
+        ) from None
 
 
 _ = ErrorBody  # documented through openapi.operation(errors=...)

@@ -78,7 +78,8 @@ def fits_sync(level: str, ptr: str) -> None:
 def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
     """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
     client's synchronous search-seconds: past its limit, 429)."""
-    spec, _, game = resolve(SuggestRequest(state=view, level=level, seed=seed, mode="sync"))
+    request = SuggestRequest(state=view, level=level, seed=seed, mode="sync")
+    spec, _, game = resolve(request, settings(), manager().backend)
     with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
         return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
 

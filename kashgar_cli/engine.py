@@ -1,0 +1,155 @@
+"""`kashgar engine`: the API on stdin and stdout, without HTTP, for a program in any language that
+runs the bots as a subprocess (as GUIs drive KataGo's analysis engine or a UCI chess engine).
+
+One JSON object a line on stdin: the body of `POST /games`, `/legal`, `/apply` or `/suggest`, with
+`op` naming which (`games`, `legal`, `apply`, `suggest`; also `levels`, `cards`) and any `id` of
+the caller's (a string or a number, sent back). One JSON object a line on stdout for each, in
+order: `id`, `op`, `status` (the HTTP status the API would answer) and the API's answer, or its
+error body (`error`, `message`, `pointer` into the request line, ...). A line that is not JSON or
+not a request is answered with an error, and the engine reads on; end of input (Ctrl-D) ends it
+with status 0.
+
+The answers are the API's, computed by the same functions; a search runs here whatever its
+budget (there is no job queue: `mode` is checked, then every search answers at once, as
+`mode: sync` does, without the server's synchronous limits or its time cap), within the
+`KASHGAR_MAX_ITERATIONS` / `KASHGAR_MAX_MS` caps."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+from kashgar_cli.errors import CliError
+
+#: The operations and the request each takes (its fields beside `id` and `op`).
+OPS = ("games", "legal", "apply", "suggest", "levels", "cards")
+ENVELOPE = ("id", "op")
+
+
+def register(subparsers: Any) -> None:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "engine",
+        help="the API as JSON lines on stdin/stdout (embed the bots as a subprocess)",
+        description="Read one JSON request a line on stdin ({\"id\": ..., \"op\": \"games|legal|apply|suggest|"
+        "levels|cards\", ...the body of POST /OP}) and write one JSON answer a line on stdout ({\"id\", \"op\", "
+        "\"status\", ...the API's answer or error body}). End of input ends it. See docs/integrate.md.",
+    )
+    p.set_defaults(func=run)
+
+
+class Engine:
+    """Answers requests as the HTTP API does, with the service's own functions, outside any app."""
+
+    def __init__(self) -> None:
+        from service.config import Settings
+
+        try:
+            self.settings = Settings.from_env()
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        self._ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+            "games": self._games, "legal": self._legal, "apply": self._apply, "suggest": self._suggest,
+            "levels": self._levels, "cards": self._cards,
+        }
+
+    def answer(self, line: bytes | str) -> dict[str, Any]:
+        """The answer line of one request line (never raises for the caller's input)."""
+        from service.errors import APIError, parse_json_body
+
+        ident: Any = None
+        op: Any = None
+        try:
+            doc = parse_json_body(line.encode() if isinstance(line, str) else line)
+            if not isinstance(doc, dict):
+                raise APIError(422, "validation_error", "a request is a JSON object", "")
+            ident, op = doc.get("id"), doc.get("op")
+            if ident is not None and (isinstance(ident, bool) or not isinstance(ident, (str, int, float))):
+                ident = None
+                raise APIError(422, "validation_error", "id must be a string or a number", "/id")
+            if op not in self._ops:
+                raise APIError(422, "unknown_op", f"op must be one of {', '.join(OPS)}, not {json.dumps(op)}",
+                               "/op")
+            body = {k: v for k, v in doc.items() if k not in ENVELOPE}
+            return {"id": ident, "op": op, "status": 200, **self._ops[op](body)}
+        except APIError as err:
+            return {"id": ident, "op": op, "status": err.status, **err.body()}
+        except Exception as exc:  # noqa: BLE001 - an engine bug answers 500 and the engine reads on
+            logging.getLogger("kashgar.engine").exception("unhandled error: %s", exc)
+            return {"id": ident, "op": op, "status": 500,
+                    **APIError(500, "internal_error", f"internal error: {exc.__class__.__name__}", "").body()}
+
+    def _games(self, body: dict[str, Any]) -> dict[str, Any]:
+        from service.api.rules import new_game_answer
+        from service.errors import validate_model
+        from service.models import NewGameRequest
+
+        return new_game_answer(validate_model(NewGameRequest, body))
+
+    def _legal(self, body: dict[str, Any]) -> dict[str, Any]:
+        from service.api.rules import legal_answer
+        from service.errors import validate_model
+        from service.models import LegalRequest
+
+        return legal_answer(validate_model(LegalRequest, body))
+
+    def _apply(self, body: dict[str, Any]) -> dict[str, Any]:
+        from service.api.rules import apply_answer
+        from service.errors import validate_model
+        from service.models import ApplyRequest
+
+        return apply_answer(validate_model(ApplyRequest, body))
+
+    def _suggest(self, body: dict[str, Any]) -> dict[str, Any]:
+        from service.api.suggest import as_server_limit, resolve, search_now
+        from service.errors import APIError, validate_model
+        from service.models import SuggestRequest
+
+        try:
+            req = validate_model(SuggestRequest, body)
+        except APIError as err:
+            raise as_server_limit(err, self.settings) from None
+        spec, _, game = resolve(req, self.settings, "embedded")
+        return dict(search_now(spec, game, None))
+
+    def _levels(self, body: dict[str, Any]) -> dict[str, Any]:
+        from service import engine
+
+        self._no_fields(body)
+        return dict(engine.finite({"levels": engine.levels(),
+                                   "default": engine.default_level(self.settings.default_level)}))
+
+    def _cards(self, body: dict[str, Any]) -> dict[str, Any]:
+        from service import engine
+
+        self._no_fields(body)
+        data = engine.cards()
+        return dict(engine.finite({"cards": data["cards"], "contracts": data["contracts"],
+                                   "count": len(data["cards"]) + len(data["contracts"]), "file": engine.cards_file()}))
+
+    @staticmethod
+    def _no_fields(body: dict[str, Any]) -> None:
+        from service.errors import APIError, pointer
+
+        if body:
+            key = sorted(body)[0]
+            raise APIError(422, "validation_error", f"unknown field {key!r}: this op takes none", pointer(key))
+
+
+def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
+    """Answer every line of `stdin` on `stdout` until its end; blank lines are skipped."""
+    engine = Engine()
+    for line in iter(stdin.readline, b""):
+        if not line.strip():
+            continue
+        stdout.write(json.dumps(engine.answer(line), separators=(",", ":"), allow_nan=False) + "\n")
+        stdout.flush()
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    return serve(sys.stdin.buffer, sys.stdout)
