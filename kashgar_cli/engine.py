@@ -7,7 +7,7 @@ the caller's (a string or a number, sent back). One JSON object a line on stdout
 order: `id`, `op`, `status` (the HTTP status the API would answer) and the API's answer, or its
 error body (`error`, `message`, `pointer` into the request line, ...). A line that is not JSON or
 not a request is answered with an error, and the engine reads on; end of input (Ctrl-D) ends it
-with status 0.
+with status 0. A line is at most `KASHGAR_MAX_BODY_BYTES` long (a longer one: 413).
 
 The answers are the API's, computed by the same functions; a search runs here whatever its
 budget (there is no job queue: `mode` is checked, then every search answers at once, as
@@ -139,15 +139,33 @@ class Engine:
             raise APIError(422, "validation_error", f"unknown field {key!r}: this op takes none", pointer(key))
 
 
+def too_long(limit: int) -> dict[str, Any]:
+    """The answer to a line longer than `limit` bytes (KASHGAR_MAX_BODY_BYTES, as a body over HTTP)."""
+    from service.errors import APIError
+
+    err = APIError(413, "body_too_large", f"the request line is larger than {limit} bytes", "")
+    return {"id": None, "op": None, "status": 413, **err.body()}
+
+
 def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
-    """Answer every line of `stdin` on `stdout` until its end; blank lines are skipped."""
+    """Answer every line of `stdin` on `stdout` until its end; blank lines are skipped, a line
+    over the body limit is answered 413 and read past."""
     engine = Engine()
-    for line in iter(stdin.readline, b""):
-        if not line.strip():
+    limit = engine.settings.max_body_bytes
+    while True:
+        line = stdin.readline(limit + 1)
+        if not line:
+            return 0
+        if len(line) > limit and not line.endswith(b"\n"):
+            while (rest := stdin.readline(65536)) and not rest.endswith(b"\n"):
+                pass  # the rest of the long line
+            answer = too_long(limit)
+        elif not line.strip():
             continue
-        stdout.write(json.dumps(engine.answer(line), separators=(",", ":"), allow_nan=False) + "\n")
+        else:
+            answer = engine.answer(line)
+        stdout.write(json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n")
         stdout.flush()
-    return 0
 
 
 def run(args: argparse.Namespace) -> int:

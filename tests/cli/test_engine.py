@@ -24,8 +24,9 @@ NOT_COMPARED = {"id", "op", "status", "request_id", "mode", "elapsed_ms"}
 class EngineProcess:
     """`kashgar engine` with a pipe each way; `ask` writes one line and reads one answer."""
 
-    def __init__(self) -> None:
+    def __init__(self, extra_env: dict[str, str] | None = None) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KASHGAR_") or k == "KASHGAR_REQUIRE_COMPILED"}
+        env.update(extra_env or {})
         self.proc = subprocess.Popen(ENGINE, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env=env)
 
@@ -99,6 +100,14 @@ def test_end_of_input_ends_the_engine_with_status_0() -> None:
     code, out, err = e.close()
     assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [2]
     assert "Traceback" not in err
+
+
+def test_a_line_over_the_body_limit_is_answered_413_and_read_past() -> None:
+    e = EngineProcess({"KASHGAR_MAX_BODY_BYTES": "2000"})
+    big = e.ask({"id": 1, "op": "games", "variant": ["x" * 50] * 100})
+    assert big["status"] == 413 and big["error"] == "body_too_large" and big["id"] is None
+    assert e.ask({"id": 2, "op": "games", "seed": 3})["status"] == 200  # the next line is read as usual
+    assert e.close()[0] == 0
 
 
 def test_the_engine_answers_as_the_http_api(eng: EngineProcess, http: FlaskClient) -> None:
