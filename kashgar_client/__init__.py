@@ -8,9 +8,7 @@ of the server (no Flask), so any program can use it.
     nxt = api.apply(game.state, answer.decision_text)
 """
 
-from .client import Answer, KashgarClient, retry_after_seconds
-from .errors import JobFailed, JobTimeout, KashgarAPIError, KashgarError, KashgarUnreachable
-from .types import (
+from .answers import (
     Accepted,
     Alternative,
     Applied,
@@ -23,6 +21,8 @@ from .types import (
     State,
     Suggestion,
 )
+from .client import Answer, KashgarClient, retry_after_seconds
+from .errors import JobFailed, JobTimeout, KashgarAPIError, KashgarError, KashgarUnreachable
 
 __all__ = [
     "Accepted",

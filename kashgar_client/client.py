@@ -16,8 +16,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .answers import Accepted, Applied, Decision, Job, Level, Position, State, Suggestion
 from .errors import JobFailed, JobTimeout, KashgarAPIError, KashgarUnreachable
-from .types import Accepted, Applied, Decision, Job, Level, Position, State, Suggestion
 
 __all__ = ["KashgarClient", "Answer", "retry_after_seconds"]
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .types import Job
+    from .answers import Job
 
 
 class KashgarError(Exception):
