@@ -57,7 +57,8 @@ class KashgarClient:
     variable; none when unset). `timeout`: seconds for each request (connecting and reading).
     `retries`: how many times a 429 or 503 is asked again, after the `Retry-After` it gave (else
     0.5 s, doubling); one that asks to wait longer than `max_retry_wait` seconds is raised at once
-    (`KashgarAPIError.retry_after` says how long). `request_id`: sent as X-Request-ID.
+    (`KashgarAPIError.retry_after` says how long). `request_id`: sent as X-Request-ID. `sleep`: how
+    the client waits (between retries and looks at a job).
     """
 
     def __init__(
