@@ -133,3 +133,9 @@ def test_the_engine_answers_as_the_http_api(eng: EngineProcess, http: FlaskClien
         assert same(through, over_http.get_json()), (path, req)
         if path == "/suggest" and through["status"] == 200:
             assert through["alternatives"] and through["seed"] == 5
+    assert same(eng.ask({"id": "c", "op": "cards"}), http.get("/cards").get_json())
+    levels = eng.ask({"id": "lv", "op": "levels"})
+    served = http.get("/levels").get_json()
+    assert levels["default"] == served["default"]
+    assert levels["levels"] == [{k: v for k, v in lv.items() if k not in ("asynchronous", "parts")}
+                                for lv in served["levels"]]
