@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -133,3 +134,12 @@ def test_a_page_on_another_origin_calls_the_keyed_server_in_chromium(server: Gun
     elsewhere = f"http://localhost:{PAGE_PORT}"  # another origin, not in KASHGAR_CORS_ORIGINS
     refused = ask_in_page(browser, f"{elsewhere}/index.html?api={server.url}&key={KEY}")
     assert refused["error"] == "Failed to fetch", refused
+
+
+def test_every_example_is_linked_from_the_page_and_every_link_leads_somewhere() -> None:
+    page = (ROOT / "docs" / "integrate.md").read_text()
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page)
+    assert [link for link in links if not (ROOT / "docs" / link).exists()] == []
+    examples = {p.relative_to(ROOT / "docs").as_posix() for p in EXAMPLES.rglob("*") if p.is_file()
+                and p.suffix in (".py", ".mjs", ".html")}
+    assert examples and examples <= set(links)
