@@ -31,6 +31,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.replay",
     "kashgar_cli.suggest",
     "kashgar_cli.engine",
+    "kashgar_cli.review",
 ]
 
 

@@ -169,23 +169,28 @@ class Accepted:
 
 @dataclass(frozen=True)
 class JobProgress:
-    """Iterations searched so far (all parts), the best decision so far, parts done of the total."""
+    """Iterations searched so far (all parts), the best decision so far, parts done of the total; a
+    review's decisions reviewed of the total."""
 
     iterations: int
     best: str | None
     parts_done: int
     parts_total: int
+    decisions_done: int = 0
+    decisions_total: int = 0
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> JobProgress:
         return cls(int(doc.get("iterations", 0) or 0), doc.get("best"), int(doc.get("parts_done", 0)),
-                   int(doc.get("parts_total", 0)))
+                   int(doc.get("parts_total", 0)), int(doc.get("decisions_done", 0) or 0),
+                   int(doc.get("decisions_total", 0) or 0))
 
 
 @dataclass(frozen=True)
 class Job:
     """GET /jobs/<id>: `status`, `progress`, and `result` once finished (or what a cancelled job's
-    parts searched, once they all stopped); `error` when it failed."""
+    parts searched, once they all stopped); `error` when it failed. A review's job (`kind`
+    "review") has its review, as JSON, in `review` instead of `result`."""
 
     job_id: str
     status: JobStatus
@@ -196,20 +201,25 @@ class Job:
     finished_at: float | None
     backend: str
     raw: dict[str, Any] = field(repr=False, compare=False)
+    kind: str = "search"
+    review: dict[str, Any] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Job:
         result = doc.get("result")
+        kind = str(doc.get("kind", "search"))
         return cls(
             job_id=str(doc["job_id"]),
             status=doc["status"],
             progress=JobProgress.from_json(doc.get("progress") or {}),
-            result=Suggestion.from_json(result) if isinstance(result, dict) else None,
+            result=Suggestion.from_json(result) if isinstance(result, dict) and kind == "search" else None,
             error=doc.get("error"),
             created_at=float(doc.get("created_at", 0.0)),
             finished_at=_opt_float(doc.get("finished_at")),
             backend=str(doc.get("backend", "")),
             raw=doc,
+            kind=kind,
+            review=result if isinstance(result, dict) and kind == "review" else None,
         )
 
     @property
@@ -219,7 +229,8 @@ class Job:
         if self.status in ("finished", "failed"):
             return True
         p = self.progress
-        return self.status == "cancelled" and (self.result is not None or p.parts_done == p.parts_total)
+        done = self.result is not None or self.review is not None
+        return self.status == "cancelled" and (done or p.parts_done == p.parts_total)
 
 
 @dataclass(frozen=True)

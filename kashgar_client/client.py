@@ -184,6 +184,30 @@ class KashgarClient:
         assert job.result is not None  # a finished job has its result
         return job.result
 
+    def review(
+        self,
+        record: dict[str, Any],
+        *,
+        level: str = "master",
+        seats: list[int] | None = None,
+        seed: int = 0,
+        on_progress: ProgressCallback | None = None,
+        poll_interval: float = 0.5,
+        wait_timeout: float | None = 3600.0,
+    ) -> Job:
+        """POST /reviews and follow the job to its end: the finished Job, its review (JSON) in
+        `.review` (`on_progress` gets the job at each look: `progress.decisions_done` of
+        `decisions_total`). JobFailed, JobTimeout as `wait` says."""
+        body: dict[str, Any] = {"record": record, "level": level, "seed": seed}
+        if seats is not None:
+            body["seats"] = seats
+        doc = self.request("POST", "/reviews", body)
+        location = doc.headers.get("Location") or doc.body.get("status_url") or f"/jobs/{doc.body['job_id']}"
+        accepted = Accepted(str(doc.body["job_id"]), doc.body.get("status", "queued"), self.url(location),
+                            int(doc.body.get("parts", 1)), str(doc.body.get("backend", "")),
+                            doc.body.get("request_id"), doc.body)
+        return self.wait(accepted, on_progress=on_progress, poll_interval=poll_interval, timeout=wait_timeout)
+
     def job(self, job: str | Accepted) -> Job:
         """GET the job (by id, or at the Location a 202 gave)."""
         return Job.from_json(self.request("GET", self._job_path(job)).body)

@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
+from engine_ext import record as _records
+
 #: Placeholder the OpenAPI builder replaces with `{"$ref": "#/components/schemas/State"}`.
 STATE_REF = {"type": "object", "x-kashgar-ref": "State"}
 DECISION_JSON = {
@@ -17,6 +19,8 @@ DECISION_JSON = {
 }
 
 State = Annotated[dict[str, Any], WithJsonSchema(STATE_REF)]
+#: A game record's schema (engine_ext.record), as the server checks it.
+RECORD_JSON_SCHEMA = {k: v for k, v in _records.RECORD_SCHEMA.items() if k != "$schema"}
 def _takes_int(annotation: Any) -> bool:
     """Whether a field's type is int or an optional int (not bool)."""
     return annotation is int or int in get_args(annotation)
@@ -237,6 +241,25 @@ class SuggestResponse(SuggestResult):
     mode: Literal["sync"] = "sync"
 
 
+class ReviewRequest(Request):
+    """Review a finished (or unfinished) game: one search per decision, from the view of the seat
+    that made it."""
+
+    record: Annotated[dict[str, Any], WithJsonSchema(RECORD_JSON_SCHEMA),
+                      Field(description="A game record (`kashgar/record@1`), as POST /table/record and `kashgar "
+                            "play --record` write it.")]
+    level: Annotated[
+        str,
+        Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$", description="The level that judges "
+              "each decision (GET /levels)."),
+    ] = "master"
+    seats: Annotated[
+        list[Annotated[int, Field(ge=0, le=3)]] | None,
+        Field(min_length=1, max_length=4, description="The seats to review (default: every seat)."),
+    ] = None
+    seed: Seed = 0
+
+
 class JobAccepted(Response):
     job_id: str
     status: Literal["queued", "started", "finished", "failed", "cancelled"]
@@ -250,6 +273,13 @@ class JobAccepted(Response):
 class JobProgress(Response):
     iterations: int
     best: str | None = None
+    parts_total: int
+    parts_done: int
+
+
+class ReviewProgress(Response):
+    decisions_done: int = Field(description="Decisions reviewed so far.")
+    decisions_total: int = Field(description="Decisions the review searches (those with more than one legal choice).")
     parts_total: int
     parts_done: int
 
@@ -279,17 +309,68 @@ class JobRequestEcho(Response):
     parallel: int
 
 
+class ReviewRequestEcho(Response):
+    level: str
+    seats: list[int]
+    seed: int
+    moves: int = Field(description="How many moves the review searches.")
+
+
+class ReviewDecision(Response):
+    move: int = Field(description="The move's number in the record (from 1).")
+    seat: int
+    played: str = Field(description="The decision played (its text).")
+    played_words: str
+    best: str = Field(description="The level's choice in the seat's view at that moment.")
+    best_words: str
+    best_win_prob: float | None = Field(description="The seat's win chance after the level's choice.")
+    best_expected_vp: float | None = None
+    played_win_prob: float | None = Field(description="The seat's win chance after the move played.")
+    played_expected_vp: float | None = None
+    played_visits: int
+    loss: float | None = Field(description="best_win_prob - played_win_prob, at least 0; null: the search never "
+                               "tried the move played (not rated).")
+    class_: Literal["inaccuracy", "mistake", "blunder"] | None = Field(
+        alias="class", description="By the loss: inaccuracy from 0.05, mistake from 0.10, blunder from 0.20 "
+        "(docs/review.md); null: within the search's own noise.")
+    iterations: int
+
+
+class ReviewSeat(Response):
+    seat: int
+    decisions: int
+    rated: int
+    mean_loss: float | None
+    accuracy: float | None = Field(description="Mean of 103.1668 exp(-0.04354 x) - 3.1669 over the rated "
+                                   "decisions, x the loss in percentage points (100: no loss).")
+    inaccuracy: int
+    mistake: int
+    blunder: int
+
+
+class ReviewResult(Response):
+    kind: Literal["review"]
+    level: str
+    seats: list[ReviewSeat]
+    decisions: list[ReviewDecision]
+    reviewed: int
+    total: int
+    thresholds: dict[str, float]
+    iterations: int
+
+
 class JobView(Response):
     job_id: str
+    kind: Literal["search", "review"] = "search"
     status: Literal["queued", "started", "finished", "failed", "cancelled"]
     created_at: float
     finished_at: float | None = None
     request_id: str | None = None
-    request: JobRequestEcho
-    progress: JobProgress
+    request: JobRequestEcho | ReviewRequestEcho
+    progress: JobProgress | ReviewProgress
     parts: list[JobPart]
     retried: bool
-    result: SuggestResult | None = None
+    result: SuggestResult | ReviewResult | None = None
     error: str | None = None
     backend: Literal["embedded", "redis"]
 

@@ -301,6 +301,7 @@ def _served_spec() -> dict[str, Any]:
     budgets = {name: level_budget(name) for name in level_names()}
     openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level))
     openapi_rules.bound_table(spec["components"]["schemas"], cfg, budgets)
+    openapi_rules.bound_reviews(spec["components"]["schemas"], list(budgets))
     return spec
 
 

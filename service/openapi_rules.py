@@ -98,3 +98,8 @@ def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tup
         {"anyOf": [{"properties": {"mode": {"enum": ["async", "auto"]}}},
                    {"allOf": [sync_budget, levels_within(settings.sync_max_iterations, settings.sync_max_ms)]}]},
     ]
+
+
+def bound_reviews(schemas: dict[str, Any], names: list[str]) -> None:
+    """ReviewRequest: `level` names one of this server's levels."""
+    schemas["ReviewRequest"]["properties"]["level"]["enum"] = list(names)

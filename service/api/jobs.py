@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import re
+import threading
+import time
+from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, jsonify, stream_with_context
 
 from ..errors import APIError
-from ..jobs.model import Record, job_status, progress
+from ..jobs.kinds import kind_of
+from ..jobs.model import Record, job_status
 from ..models import JobView
 from ..openapi import operation
 from .common import JOB_ID_PARAM, manager, not_found
@@ -41,14 +46,23 @@ def view(rec: Record, backend: str) -> dict[str, Any]:
         "created_at": rec["created_at"],
         "finished_at": rec.get("finished_at"),
         "request_id": rec.get("request_id"),
-        "request": {k: spec.get(k) for k in ("level", "iterations", "time_ms", "seed", "parallel")},
-        "progress": progress(rec),
+        "kind": kind_of(spec).name,
+        "request": request_of(spec),
+        "progress": kind_of(spec).progress(rec),
         "parts": parts,
         "retried": any(p["attempt"] > 1 for p in rec["parts"]),
         "result": rec.get("result"),
         "error": rec.get("error") or ("; ".join(errors) if errors else None),
         "backend": backend,
     }
+
+
+def request_of(spec: dict[str, Any]) -> dict[str, Any]:
+    """What the job was asked: a search's level and budget; a review's level, seats and how many moves."""
+    if kind_of(spec).name == "review":
+        return {"level": spec.get("level"), "seats": spec.get("seats"), "seed": spec.get("seed"),
+                "moves": len(spec.get("moves", []))}
+    return {k: spec.get(k) for k in ("level", "iterations", "time_ms", "seed", "parallel")}
 
 
 def _load(job_id: str) -> Record:
@@ -103,3 +117,101 @@ def cancel_job(job_id: str) -> Response:
             409, "job_already_done", f"job {job_id} is already {job_status(rec).value}", "/job_id", location="path"
         )
     return jsonify(view(rec, manager().backend))
+
+
+#: Event streams a process serves at once: each holds one of its threads (not the app's lock).
+MAX_STREAMS = 16
+STREAM_LIFETIME_S = 600.0
+_open = [0]  # streams open in this process
+_open_lock = threading.Lock()
+POLL_S = 0.25  # how often a stream reads its job
+KEEPALIVE_S = 5.0  # a comment line this often: a client gone is noticed at the next write
+
+
+def _sse(event: str, data: Any, event_id: int) -> str:
+    return f"id: {event_id}\nevent: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _decisions(rec: Record) -> list[dict[str, Any]]:
+    """A review's decisions reviewed so far, finished parts' and running parts' alike."""
+    out = []
+    for p in rec["parts"]:
+        out += (p.get("result") or p.get("progress") or {}).get("decisions", [])
+    return out
+
+
+def events(job_id: str, lifetime_s: float) -> Iterator[str]:
+    """The job's events until it settles or `lifetime_s` passes: `progress` when it changes,
+    `decision` for each decision a review has reviewed, `end` with the job's view."""
+    n = 0
+    sent: set[int] = set()
+    last: Any = None
+    end = time.monotonic() + lifetime_s
+    wrote = time.monotonic()
+    yield "retry: 2000\n\n"
+    while True:
+        rec = manager().get(job_id)
+        if rec is None:
+            n += 1
+            yield _sse("error", {"error": "not_found", "message": f"job {job_id} is gone (its result expired)"}, n)
+            return
+        v = view(rec, manager().backend)
+        if v["progress"] != last:
+            last = v["progress"]
+            n += 1
+            yield _sse("progress", {"status": v["status"], **last}, n)
+            wrote = time.monotonic()
+        for d in _decisions(rec):
+            if int(d["move"]) not in sent:
+                sent.add(int(d["move"]))
+                n += 1
+                yield _sse("decision", d, n)
+                wrote = time.monotonic()
+        if job_status(rec).terminal:
+            n += 1
+            yield _sse("end", v, n)
+            return
+        if time.monotonic() >= end:
+            n += 1
+            yield _sse("timeout", {"message": f"this stream ends after {lifetime_s:g} s: open it again"}, n)
+            return
+        if time.monotonic() - wrote >= KEEPALIVE_S:
+            yield ": keep-alive\n\n"
+            wrote = time.monotonic()
+        time.sleep(POLL_S)
+
+
+@bp.get("/jobs/<job_id>/events")
+@operation(
+    "/jobs/<job_id>/events",
+    "get",
+    summary="A job's progress as Server-Sent Events",
+    tag="search",
+    parameters=[JOB_ID_PARAM],
+    responses={200: ("A text/event-stream: progress, decision (a review's), end.", None)},
+    errors=(404, 503),
+    content_type="text/event-stream",
+)
+def job_events(job_id: str) -> Response:
+    """The job as it happens, for a long `/suggest` and a review alike: `progress` whenever it
+    changes (iterations and the current best; decisions done of the total), `decision` for each
+    decision a review has reviewed, and `end` with the job as `GET /jobs/<id>` gives it; a comment
+    every 5 s keeps proxies from closing it. A stream lasts at most 10 minutes (then `timeout`: open
+    it again); a process serves 16 at once (503 beyond). A client that goes away costs nothing past
+    the next write (5 s at most)."""
+    _load(job_id)
+    if _open[0] >= MAX_STREAMS:
+        raise APIError(503, "too_many_streams", f"this process serves {MAX_STREAMS} event streams at once; "
+                       "poll GET /jobs/<id> or retry", "", headers={"Retry-After": "5"})
+
+    def stream() -> Iterator[str]:
+        with _open_lock:
+            _open[0] += 1
+        try:
+            yield from events(job_id, STREAM_LIFETIME_S)
+        finally:
+            with _open_lock:
+                _open[0] -= 1
+
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

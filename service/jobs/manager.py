@@ -33,18 +33,24 @@ class JobManager:
     def backend(self) -> str:
         return self.queue.backend
 
-    def _timeout(self, spec: search.SearchSpec) -> int:
-        if spec.time_ms is not None and spec.iterations is None:
-            return int(spec.time_ms / 1000) + 300
+    def _timeout(self, spec: dict[str, Any]) -> int:
+        """How long a part may run on an RQ worker: a time budget's own and 300 s, else the job TTL."""
+        search_by_time = spec.get("time_ms") is not None and spec.get("iterations") is None
+        if spec.get("kind", "search") == "search" and search_by_time:
+            return int(spec["time_ms"] / 1000) + 300
         return self.settings.job_ttl
 
     def submit(self, spec: search.SearchSpec, request_id: str | None = None, client: str = "",
                admit: Callable[[str], None] | None = None) -> Record:
-        """A new job of `client` (whose parts take turns with other clients'); `admit(job_id)`
+        """A new search job of `client` (whose parts take turns with other clients'); `admit(job_id)`
         first counts its cost (`service.admission`, which raises past a limit)."""
-        parts = search.plan(spec)
+        return self.submit_parts(spec.to_dict(), len(search.plan(spec)), request_id, client, admit)
+
+    def submit_parts(self, spec: dict[str, Any], parts: int, request_id: str | None = None, client: str = "",
+                     admit: Callable[[str], None] | None = None) -> Record:
+        """A new job of any kind (`service.jobs.kinds`, named by `spec["kind"]`) in `parts` parts."""
         job_id = uuid.uuid4().hex
-        rec = new_record(job_id, spec.to_dict(), len(parts), self.store.now(), request_id, self.queue.owner(), client)
+        rec = new_record(job_id, spec, parts, self.store.now(), request_id, self.queue.owner(), client)
         if admit is not None:
             admit(job_id)
         try:
@@ -52,9 +58,9 @@ class JobManager:
         except BaseException:
             self.store.release(job_id)
             raise
-        for p in parts:
-            self.queue.enqueue(job_id, p.index, 1, self._timeout(spec), client)
-        log.info("job submitted", extra={"job_id": job_id, "parts": len(parts), "request_id": request_id})
+        for index in range(parts):
+            self.queue.enqueue(job_id, index, 1, self._timeout(spec), client)
+        log.info("job submitted", extra={"job_id": job_id, "parts": parts, "request_id": request_id})
         return rec
 
     def get(self, job_id: str) -> Record | None:
@@ -164,11 +170,10 @@ class JobManager:
         requeue, rec = out
         if requeue:  # what lost these parts may have lost a client's turn too
             self.queue.repair()
-        spec = search.SearchSpec.from_dict(rec["spec"])
         for index, attempt in requeue:
             log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
             self.store.incr_stat("parts_retried")
-            self.queue.enqueue(rec["id"], index, attempt, self._timeout(spec), rec.get("client", ""),
+            self.queue.enqueue(rec["id"], index, attempt, self._timeout(rec["spec"]), rec.get("client", ""),
                                int(rec["parts"][index].get("handbacks", 0)))
         return rec
 

@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .. import search
 from ..config import Settings
+from .kinds import kind_of
 from .model import JobStatus, Record, all_parts_done
 from .store import JobStore, StoreUnavailable
 
@@ -86,8 +86,7 @@ def execute_part(
             "worker": worker,
         },
     )
-    spec = search.SearchSpec.from_dict(rec["spec"])
-    part = search.plan(spec)[index]
+    kind = kind_of(rec["spec"])
 
     latest: dict[str, Any] = {}
     cancelled = threading.Event()
@@ -96,7 +95,7 @@ def execute_part(
     shutdown = threading.Event()
 
     def on_progress(d: dict[str, Any]) -> None:
-        latest.update(search.progress_summary(d))
+        latest.update(kind.summary(d))
 
     def beat_once() -> None:
         now = store.now()
@@ -141,9 +140,9 @@ def execute_part(
     result: dict[str, Any] | None = None
     error: str | None = None
     try:
-        result = search.run_part(
-            spec, part, progress=on_progress,
-            should_stop=lambda: cancelled.is_set() or lost.is_set() or shutdown.is_set(),
+        result = kind.run_part(
+            rec["spec"], index, on_progress,
+            lambda: cancelled.is_set() or lost.is_set() or shutdown.is_set(),
         )
     except Exception as exc:  # noqa: BLE001 - the search's failure is the job's failure, never lost
         error = f"{exc.__class__.__name__}: {exc}"
@@ -168,7 +167,7 @@ def execute_part(
             return "failed"
         assert result is not None
         p["result"] = result
-        p["progress"] = search.progress_summary(result)
+        p["progress"] = kind.summary(result)
         p["status"] = JobStatus.CANCELLED.value if r.get("cancel_requested") else JobStatus.FINISHED.value
         return p["status"]
 
@@ -227,13 +226,12 @@ def maybe_merge(store: JobStore, job_id: str) -> Record | None:
         return rec
     if any(p["status"] == JobStatus.FAILED.value for p in rec["parts"]):
         return rec
-    spec = search.SearchSpec.from_dict(rec["spec"])
     results = [p["result"] for p in rec["parts"] if p.get("result")]
     merged: dict[str, Any] | None = None
     error: str | None = None
     if results:
         try:
-            merged = search.combine(spec, results)
+            merged = kind_of(rec["spec"]).combine(rec["spec"], results)
             if rec.get("cancel_requested"):
                 merged["partial"] = True
             merged["elapsed_ms"] = round(

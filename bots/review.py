@@ -1,0 +1,104 @@
+"""Judging a played decision against a level's search of the same position: the loss in win chance,
+its class, and each seat's accuracy over a game (as lichess's computer analysis and GNU
+Backgammon's error rate per player do).
+
+A decision is judged from an answer in `/suggest`'s shape (`bots.suggest`): the search of the seat's
+own view at that moment, its alternatives each with a calibrated `win_prob` and `expected_vp`. The
+level's choice is its most visited alternative; the loss is its win chance less the played move's
+(never below 0: a move the search rated higher on fewer visits is no loss).
+
+The thresholds come from the search's own noise (docs/review.md): the loss that the same level's
+search at another seed assigns to its own choice (`kashgar review-noise`, in the lab). A loss below
+`INACCURACY` is within what two seeds of master disagree on, and is not called a mistake.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from engine_ext import Decision
+
+# Loss in win chance (0..1) from which a decision is an inaccuracy, a mistake, a blunder: above the
+# 95th percentile (0.026) and the largest (0.049) of the loss two seeds of master's search assign to
+# each other's choice (docs/review.md, measured 2026-11-28).
+INACCURACY = 0.05
+MISTAKE = 0.10
+BLUNDER = 0.20
+CLASSES = ("inaccuracy", "mistake", "blunder")
+
+
+def classify(loss: float | None) -> str | None:
+    """The class of a loss in win chance: None (within the search's noise, or not rated), else
+    "inaccuracy", "mistake" or "blunder"."""
+    if loss is None or loss < INACCURACY:
+        return None
+    if loss < MISTAKE:
+        return "inaccuracy"
+    if loss < BLUNDER:
+        return "mistake"
+    return "blunder"
+
+
+def move_accuracy(loss: float) -> float:
+    """Accuracy of one decision in percent, from its loss in win chance: lichess's curve on the
+    loss in percentage points, 103.1668 exp(-0.04354 x) - 3.1669, bounded to 0..100 (no loss: 100;
+    10 points: 64.5; 30 points: 24.3)."""
+    x = 100.0 * max(0.0, loss)
+    return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * x) - 3.1669))
+
+
+def same_decision(a: str, b: str) -> bool:
+    """Whether two decision texts name the same decision (their canonical forms are equal)."""
+    try:
+        return str(Decision.parse(a)) == str(Decision.parse(b))
+    except ValueError:
+        return a == b
+
+
+def judge(answer: Mapping[str, Any], played: str) -> dict[str, Any]:
+    """The verdict on `played` (a decision text) from the search `answer` of the same position:
+    the level's choice and the played move, each with its win chance and expected VP, the loss and
+    the class. A played move the search never visited is not rated (`loss` None)."""
+    alts = list(answer.get("alternatives") or [])
+    best = next((a for a in alts if same_decision(str(a.get("decision_text")), str(answer["decision_text"]))),
+                None)
+    mine = next((a for a in alts if same_decision(str(a.get("decision_text")), played)), None)
+
+    def stat(alt: Mapping[str, Any] | None, key: str) -> float | None:
+        v = None if alt is None else alt.get(key)
+        return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else float(v)
+
+    best_wp, played_wp = stat(best, "win_prob"), stat(mine, "win_prob")
+    rated = best_wp is not None and played_wp is not None and int((mine or {}).get("visits") or 0) > 0
+    loss = round(max(0.0, best_wp - played_wp), 6) if rated else None  # type: ignore[operator]
+    return {
+        "best": str(answer["decision_text"]),
+        "best_win_prob": best_wp,
+        "best_expected_vp": stat(best, "expected_vp"),
+        "played_win_prob": played_wp,
+        "played_expected_vp": stat(mine, "expected_vp"),
+        "played_visits": int((mine or {}).get("visits") or 0),
+        "loss": loss,
+        "class": classify(loss),
+    }
+
+
+def seat_summary(decisions: Iterable[Mapping[str, Any]], seats: Sequence[int]) -> list[dict[str, Any]]:
+    """Per seat: decisions rated, mean loss in win chance, count per class and accuracy (the mean of
+    `move_accuracy` over the rated decisions; None when none was rated)."""
+    out = []
+    rows = list(decisions)
+    for seat in seats:
+        losses = [float(d["loss"]) for d in rows if d["seat"] == seat and d.get("loss") is not None]
+        counts = {c: sum(1 for d in rows if d["seat"] == seat and d.get("class") == c) for c in CLASSES}
+        out.append({
+            "seat": seat,
+            "decisions": sum(1 for d in rows if d["seat"] == seat),
+            "rated": len(losses),
+            "mean_loss": round(sum(losses) / len(losses), 6) if losses else None,
+            "accuracy": round(sum(move_accuracy(x) for x in losses) / len(losses), 2) if losses else None,
+            **counts,
+        })
+    return out

@@ -1,0 +1,51 @@
+"""POST /reviews: a game review as a job (one search per decision, spread over the workers)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, url_for
+
+from .. import admission, clients, metrics, review, search
+from ..models import JobAccepted, ReviewRequest
+from ..openapi import operation
+from .common import manager, read_body, request_id, settings
+
+bp = Blueprint("reviews", __name__)
+
+
+def cost_seconds(spec: review.ReviewSpec) -> float:
+    """A review's search-seconds: one search of its level for every decision it reviews."""
+    one = search.SearchSpec(state={}, level=spec.level, iterations=spec.iterations, time_ms=spec.time_ms,
+                            seed=spec.seed, parallel=1)
+    return admission.cost_seconds(one, settings()) * len(spec.moves)
+
+
+@bp.post("/reviews")
+@operation(
+    "/reviews",
+    "post",
+    summary="Review a game: where each seat lost its chances",
+    tag="search",
+    request=ReviewRequest,
+    responses={202: ("Accepted as a job; follow status_url (or its /events stream).", JobAccepted)},
+    errors=(413, 429, 503),
+)
+def create_review() -> tuple[Response, int, dict[str, str]]:
+    """Search every decision of a game record that had more than one legal choice, at `level`
+    (default master), from the view of the seat that made it at that moment (no deck order, no other
+    seat's hidden cards), and judge the move played against the level's choice: win chances, expected
+    VP, the loss and its class, and per seat the mean loss, the count per class and an accuracy. A
+    job: 202 and `Location`; `GET /jobs/<id>` gives the progress (decisions done / total) and the
+    review; `GET /jobs/<id>/events` streams each decision as it is reviewed. 422 names the move of
+    a record that does not replay; 413 for a record of more than 600 moves; 429 past the admission
+    limits (a level whose review costs more than this client's allowance)."""
+    req = read_body(ReviewRequest)
+    spec = review.plan(req.record, req.level, req.seats, req.seed)
+    client = clients.current()
+    cost = cost_seconds(spec)
+    rec = manager().submit_parts(spec.to_dict(), spec.parts, request_id(), client.id,
+                                 admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost))
+    metrics.get().searches.labels("review", spec.level).inc()
+    url = url_for("jobs.get_job", job_id=rec["id"])
+    body = {"job_id": rec["id"], "status": "queued", "status_url": url, "parts": spec.parts,
+            "backend": manager().backend, "request_id": request_id(), "mode": "async"}
+    return jsonify(body), 202, {"Location": url}

@@ -1,0 +1,197 @@
+"""A game review: one search per decision of a finished game's record, from the view of the seat
+that made it at that moment, each judged against the level's choice (`bots.review`).
+
+A review is a job of the same queue as a long `/suggest` (`service.jobs`): its decisions are split
+into parts of `DECISIONS_PER_PART`, which run on the embedded threads or the RQ workers, each part
+replaying the record up to its own decisions. A part reports every decision as it finishes; the
+merge puts them in order and sums each seat up.
+
+What a decision's search sees is the seat's view (`Game.to_json(observer=seat)`): no deck order, no
+other seat's hidden cards; its seed comes from the review's seed and the move's number alone, so the
+review of a decision does not change when the record's hidden future does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bots import review as judging
+from engine_ext import record as records
+from engine_ext.words import decision_text as words_of
+
+from . import engine, search
+from .errors import APIError, join_pointer
+
+KIND = "review"
+MAX_MOVES = 600  # a record with more moves is refused (413): a whole 4-player game has about 300
+DECISIONS_PER_PART = 6  # decisions searched by one part (a job's parts spread over the workers)
+
+
+@dataclass(frozen=True)
+class ReviewSpec:
+    """A review as a job stores it: the record, the level and its budget, the seats and the moves
+    (their numbers, from 1) to review, the seed."""
+
+    record: dict[str, Any]
+    level: str
+    iterations: int | None
+    time_ms: int | None
+    seats: list[int]
+    moves: list[int]
+    seed: int = 0
+    parts: int = 1
+    kind: str = field(default=KIND)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ReviewSpec:
+        return cls(**{k: d[k] for k in ("record", "level", "iterations", "time_ms", "seats", "moves", "seed",
+                                        "parts")})
+
+    def part_moves(self, index: int) -> list[int]:
+        """The moves part `index` reviews."""
+        return self.moves[index * DECISIONS_PER_PART:(index + 1) * DECISIONS_PER_PART]
+
+
+def _refused(exc: records.RecordError, ptr: str) -> APIError:
+    where = f"{ptr}/moves/{exc.move - 1}" if exc.move else ptr
+    return APIError(422, "record_does_not_replay" if exc.move else "invalid_record", exc.message, where)
+
+
+def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str = "/record") -> ReviewSpec:
+    """The review of `record` at `level`: the moves of `seats` (default: every seat) that had more
+    than one legal decision. 422 for a record that does not replay (naming the move), an unknown
+    level or seat; 413 for a record of more than `MAX_MOVES` moves."""
+    if not isinstance(record, dict):
+        raise APIError(422, "invalid_record", "the record must be a JSON object", ptr)
+    moves = record.get("moves")
+    if isinstance(moves, list) and len(moves) > MAX_MOVES:
+        raise APIError(413, "record_too_long", f"a review takes a record of at most {MAX_MOVES} moves, not "
+                       f"{len(moves)}", join_pointer(ptr, "/moves"))
+    names = engine.level_names()
+    if level not in names:
+        raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
+    try:
+        replay = records.Replay(record)
+    except records.RecordError as exc:
+        raise _refused(exc, ptr) from None
+    players = int(record["players"])
+    wanted = list(range(players)) if seats is None else sorted(set(seats))
+    for i, s in enumerate(wanted):
+        if not 0 <= s < players:
+            raise APIError(422, "unknown_seat", f"seat {s} is not in a game of {players} players", f"/seats/{i}")
+    reviewed: list[int] = []
+    try:
+        for step in replay:
+            if step.move["seat"] in wanted and len(_legal_before(step.before)) > 1:
+                reviewed.append(step.number)
+    except records.RecordError as exc:
+        raise _refused(exc, ptr) from None
+    iterations, time_ms = engine.level_budget(level)
+    parts = max(1, -(-len(reviewed) // DECISIONS_PER_PART))
+    return ReviewSpec(record=record, level=level, iterations=iterations, time_ms=time_ms, seats=wanted,
+                      moves=reviewed, seed=seed, parts=parts)
+
+
+def _legal_before(full: dict[str, Any]) -> list[Any]:
+    import engine_ext
+
+    return list(engine_ext.from_json(full).legal())
+
+
+def decision_seed(seed: int, move: int) -> int:
+    """The seed of a move's search: the review's seed and the move's number, nothing of the deal."""
+    return search.part_seed(seed, move)
+
+
+def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], played: str) -> dict[str, Any]:
+    """One decision reviewed: the level's search of the seat's `view`, the played move judged."""
+    s = search.SearchSpec(state=view, level=spec.level, iterations=spec.iterations, time_ms=spec.time_ms,
+                          seed=decision_seed(spec.seed, number), parallel=1)
+    answer = search.run_sync(s)
+    verdict = judging.judge(answer, played)
+    return {
+        "move": number,
+        "seat": seat,
+        "played": played,
+        "played_words": words_of(played, view),
+        "best_words": words_of(verdict["best"], view),
+        "iterations": int(answer.get("iterations", 0)),
+        **verdict,
+    }
+
+
+def run_part(spec_dict: dict[str, Any], index: int, progress: Callable[[dict[str, Any]], None] | None = None,
+             should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """Part `index` of a review: its decisions, in order, each reported to `progress` as it finishes;
+    stops between decisions when `should_stop()` says so (what it reviewed is kept)."""
+    spec = ReviewSpec.from_dict(spec_dict)
+    mine = set(spec.part_moves(index))
+    done: list[dict[str, Any]] = []
+    if mine:
+        last = max(mine)
+        for step in records.Replay(spec.record):
+            if step.number in mine:
+                if should_stop is not None and should_stop():
+                    break
+                seat = int(step.move["seat"])
+                view = _view(step.before, seat)
+                done.append(review_move(spec, step.number, seat, view, str(step.move["decision"])))
+                if progress is not None:
+                    progress({"decisions": list(done)})
+            if step.number >= last:
+                break
+    return {"decisions": done, "iterations": sum(d["iterations"] for d in done)}
+
+
+def _view(full: dict[str, Any], seat: int) -> dict[str, Any]:
+    import engine_ext
+
+    return dict(engine_ext.from_json(full).to_json(observer=seat))
+
+
+def progress_summary(report: dict[str, Any]) -> dict[str, Any]:
+    """What a running part keeps in the job record: the decisions it has reviewed so far."""
+    return {"decisions": list(report.get("decisions", [])),
+            "iterations": sum(int(d.get("iterations", 0)) for d in report.get("decisions", []))}
+
+
+def combine(spec_dict: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The review: every decision reviewed, in the record's order, and each seat summed up."""
+    spec = ReviewSpec.from_dict(spec_dict)
+    decisions = sorted((d for r in results for d in r.get("decisions", [])), key=lambda d: int(d["move"]))
+    return {
+        "kind": KIND,
+        "level": spec.level,
+        "seats": judging.seat_summary(decisions, spec.seats),
+        "decisions": decisions,
+        "reviewed": len(decisions),
+        "total": len(spec.moves),
+        "thresholds": {"inaccuracy": judging.INACCURACY, "mistake": judging.MISTAKE, "blunder": judging.BLUNDER},
+        "iterations": sum(int(d.get("iterations", 0)) for d in decisions),
+    }
+
+
+def progress(rec: dict[str, Any]) -> dict[str, Any]:
+    """A review job's progress: decisions reviewed of the total, parts done."""
+    spec = rec["spec"]
+    if rec.get("result"):
+        done = int(rec["result"].get("reviewed", 0))
+    else:
+        done = sum(len((p.get("result") or p.get("progress") or {}).get("decisions", [])) for p in rec["parts"])
+    parts_done = sum(1 for p in rec["parts"] if p["status"] in ("finished", "failed", "cancelled"))
+    return {"decisions_done": done, "decisions_total": len(spec.get("moves", [])),
+            "parts_total": len(rec["parts"]), "parts_done": parts_done}
+
+
+def run_all(spec: ReviewSpec, progress_fn: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """The whole review in this process, part after part (`kashgar review` without a service);
+    `progress_fn` hears of each decision as it is reviewed."""
+    results = []
+    for i in range(spec.parts):
+        results.append(run_part(spec.to_dict(), i, progress_fn))
+    return combine(spec.to_dict(), results)
