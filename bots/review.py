@@ -2,14 +2,15 @@
 its class, and each seat's accuracy over a game (as lichess's computer analysis and GNU
 Backgammon's error rate per player do).
 
-A decision is judged from an answer in `/suggest`'s shape (`bots.suggest`): the search of the seat's
-own view at that moment, its alternatives each with a calibrated `win_prob` and `expected_vp`. The
-level's choice is its most visited alternative; the loss is its win chance less the played move's
-(never below 0: a move the search rated higher on fewer visits is no loss).
+A decision is judged from answers in `/suggest`'s shape (`bots.suggest`): searches of the seat's
+own view at that moment, their alternatives each with a calibrated `win_prob` and `expected_vp`. In
+each, the level's choice is its most visited alternative; the loss is its win chance less the played
+move's (never below 0: a move the search rated higher on fewer visits is no loss). A decision is
+searched at two seeds and keeps the smaller loss (`judge_all`): a loss that only one seed sees is
+the search disagreeing with itself, not a mistake of the player.
 
-The thresholds come from the search's own noise (docs/review.md): the loss that the same level's
-search at another seed assigns to its own choice (`kashgar review-noise`, in the lab). A loss below
-`INACCURACY` is within what two seeds of master disagree on, and is not called a mistake.
+The thresholds come from that noise (docs/review.md, `python -m lab.review_noise`): the loss the
+review assigns to the level's own choices.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ from typing import Any
 
 from engine_ext import Decision
 
-# Loss in win chance (0..1) from which a decision is an inaccuracy, a mistake, a blunder: above the
-# 95th percentile (0.026) and the largest (0.049) of the loss two seeds of master's search assign to
-# each other's choice (docs/review.md, measured 2026-11-28).
+# Loss in win chance (0..1) from which a decision is an inaccuracy, a mistake, a blunder (docs/review.md:
+# chosen above the loss the review at master assigns to master's own choices, measured 2026-11-28).
 INACCURACY = 0.05
 MISTAKE = 0.10
 BLUNDER = 0.20
@@ -44,7 +44,7 @@ def classify(loss: float | None) -> str | None:
 def move_accuracy(loss: float) -> float:
     """Accuracy of one decision in percent, from its loss in win chance: lichess's curve on the
     loss in percentage points, 103.1668 exp(-0.04354 x) - 3.1669, bounded to 0..100 (no loss: 100;
-    10 points: 64.5; 30 points: 24.3)."""
+    10 points: 63.6; 30 points: 24.8)."""
     x = 100.0 * max(0.0, loss)
     return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * x) - 3.1669))
 
@@ -83,6 +83,14 @@ def judge(answer: Mapping[str, Any], played: str) -> dict[str, Any]:
         "loss": loss,
         "class": classify(loss),
     }
+
+
+def judge_all(answers: Sequence[Mapping[str, Any]], played: str) -> dict[str, Any]:
+    """The verdict on `played` from several searches of the same position (seeds): the one with the
+    smallest loss (a rated one before an unrated one), so that only a loss every search sees counts."""
+    verdicts = [judge(a, played) for a in answers]
+    rated = [v for v in verdicts if v["loss"] is not None]
+    return min(rated, key=lambda v: float(v["loss"])) if rated else verdicts[0]
 
 
 def seat_summary(decisions: Iterable[Mapping[str, Any]], seats: Sequence[int]) -> list[dict[str, Any]]:

@@ -1,10 +1,12 @@
-"""The review's noise: how much win chance a level's search at one seed takes off the choice the same
-search makes at another seed, on the positions of real games. A loss that small is the search's own
-disagreement with itself, not a mistake: the review's thresholds (`bots.review`) sit above it.
+"""The review's noise: the loss in win chance the review at a level assigns to that level's own
+choices, on the positions of real games. The level plays at one seed and is judged by searches at
+others: whatever loss they find is the search disagreeing with itself, not a mistake, and the
+review's thresholds (`bots.review`) sit above it. Printed for one judging search and for the
+review's (`service.review.SEEDS` searches, the smallest loss).
 
 `python -m lab.review_noise --games 4 --level master --played-by expert` plays the games, searches
-each seat's view at every decision with more than one legal choice at two seeds, and prints the
-distribution (JSON with --json)."""
+each seat's view at every decision with more than one legal choice, and prints the distributions
+(JSON with --json)."""
 
 from __future__ import annotations
 
@@ -34,25 +36,33 @@ def play(level: str, players: int, seed: int) -> dict[str, Any]:
     return records.record_from_moves(moves, players=players, seed=seed)
 
 
-def losses(record: dict[str, Any], level: str, seeds: tuple[int, int] = (1, 2)) -> list[float]:
-    """For each reviewed decision: the loss that the search at `seeds[0]` assigns to the choice of the
-    search at `seeds[1]` (0 when they agree)."""
-    from service import review
+def losses(record: dict[str, Any], level: str) -> tuple[list[float], list[float]]:
+    """For each reviewed decision, the loss of the level's choice (its search at seed 99) as one
+    search judges it, and as the review judges it (its `SEEDS` searches)."""
+    from service import review, search
 
     spec = review.plan(record, level, None, 0)
     wanted = set(spec.moves)
-    out = []
+    one: list[float] = []
+    both: list[float] = []
     for step in records.Replay(record):
         if step.number not in wanted:
             continue
         view = dict(engine_ext.from_json(step.before).to_json(observer=int(step.move["seat"])))
-        a, b = (review.search.run_sync(review.search.SearchSpec(state=view, level=level, iterations=spec.iterations,
-                                                                 time_ms=spec.time_ms, seed=s, parallel=1))
-                for s in seeds)
-        loss = judging.judge(a, str(b["decision_text"]))["loss"]
-        if loss is not None:
-            out.append(float(loss))
-    return out
+
+        def answer(state: dict[str, Any], seed: int) -> dict[str, Any]:
+            return search.run_sync(search.SearchSpec(state=state, level=level, iterations=spec.iterations,
+                                                     time_ms=spec.time_ms, seed=seed, parallel=1))
+
+        choice = str(answer(view, 99)["decision_text"])
+        judges = [answer(view, review.decision_seed(k, step.number)) for k in range(review.SEEDS)]
+        single = judging.judge(judges[0], choice)["loss"]
+        joint = judging.judge_all(judges, choice)["loss"]
+        if single is not None:
+            one.append(float(single))
+        if joint is not None:
+            both.append(float(joint))
+    return one, both
 
 
 def quantile(xs: list[float], q: float) -> float:
@@ -69,19 +79,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=8100)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    xs: list[float] = []
+    one: list[float] = []
+    both: list[float] = []
     for g in range(args.games):
-        xs += losses(play(args.played_by, args.players, args.seed + g), args.level)
-    report = {
-        "level": args.level, "played_by": args.played_by, "games": args.games, "decisions": len(xs),
-        "disagree": round(sum(1 for x in xs if x > 0) / max(1, len(xs)), 3),
-        "mean": round(sum(xs) / max(1, len(xs)), 4),
-        **{f"p{int(q * 100)}": round(quantile(xs, q), 4) for q in (0.5, 0.9, 0.95, 0.99)},
-        "max": round(max(xs), 4) if xs else None,
-        **{f"share_from_{t:g}": round(sum(1 for x in xs if x >= t) / max(1, len(xs)), 4)
-           for t in (judging.INACCURACY, judging.MISTAKE, judging.BLUNDER)},
-    }
-    print(json.dumps(report) if args.json else "\n".join(f"{k}: {v}" for k, v in report.items()))
+        a, b = losses(play(args.played_by, args.players, args.seed + g), args.level)
+        one += a
+        both += b
+
+    def figures(xs: list[float]) -> dict[str, Any]:
+        return {
+            "decisions": len(xs),
+            "disagree": round(sum(1 for x in xs if x > 0) / max(1, len(xs)), 3),
+            "mean": round(sum(xs) / max(1, len(xs)), 4),
+            **{f"p{int(q * 100)}": round(quantile(xs, q), 4) for q in (0.5, 0.9, 0.95, 0.99)},
+            "max": round(max(xs), 4) if xs else None,
+            **{f"share_from_{t:g}": round(sum(1 for x in xs if x >= t) / max(1, len(xs)), 4)
+               for t in (judging.INACCURACY, judging.MISTAKE, judging.BLUNDER)},
+        }
+
+    report = {"level": args.level, "played_by": args.played_by, "games": args.games,
+              "one_search": figures(one), "review": figures(both)}
+    print(json.dumps(report, indent=None if args.json else 1))
     return 0
 
 

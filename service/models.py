@@ -357,6 +357,8 @@ class ReviewResult(Response):
     total: int
     thresholds: dict[str, float]
     iterations: int
+    elapsed_ms: float | None = Field(None, description="From the job's acceptance to its last part's end.")
+    partial: bool | None = Field(None, description="True: the job was cancelled; the decisions reviewed before.")
 
 
 class JobView(Response):

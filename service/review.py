@@ -27,6 +27,7 @@ from .errors import APIError, join_pointer
 KIND = "review"
 MAX_MOVES = 600  # a record with more moves is refused (413): a whole 4-player game has about 300
 DECISIONS_PER_PART = 6  # decisions searched by one part (a job's parts spread over the workers)
+SEEDS = 2  # searches of each decision, at other seeds; the smaller loss counts (bots.review.judge_all)
 
 
 @dataclass(frozen=True)
@@ -109,18 +110,20 @@ def decision_seed(seed: int, move: int) -> int:
 
 
 def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], played: str) -> dict[str, Any]:
-    """One decision reviewed: the level's search of the seat's `view`, the played move judged."""
-    s = search.SearchSpec(state=view, level=spec.level, iterations=spec.iterations, time_ms=spec.time_ms,
-                          seed=decision_seed(spec.seed, number), parallel=1)
-    answer = search.run_sync(s)
-    verdict = judging.judge(answer, played)
+    """One decision reviewed: the level's searches of the seat's `view` (`SEEDS` of them), the
+    played move judged by them (`bots.review.judge_all`)."""
+    answers = [search.run_sync(search.SearchSpec(state=view, level=spec.level, iterations=spec.iterations,
+                                                 time_ms=spec.time_ms, seed=decision_seed(spec.seed + k, number),
+                                                 parallel=1))
+               for k in range(SEEDS)]
+    verdict = judging.judge_all(answers, played)
     return {
         "move": number,
         "seat": seat,
         "played": played,
         "played_words": words_of(played, view),
         "best_words": words_of(verdict["best"], view),
-        "iterations": int(answer.get("iterations", 0)),
+        "iterations": sum(int(a.get("iterations", 0)) for a in answers),
         **verdict,
     }
 
