@@ -11,8 +11,8 @@ from bots import review
 
 
 def _answer(best: str, *alts: tuple[str, int, float | None]) -> dict[str, Any]:
-    return {"decision_text": best,
-            "alternatives": [{"decision_text": t, "visits": v, "win_prob": wp, "expected_vp": 3.0} for t, v, wp in alts]}
+    rows = [{"decision_text": t, "visits": v, "win_prob": wp, "expected_vp": 3.0} for t, v, wp in alts]
+    return {"decision_text": best, "alternatives": rows}
 
 
 @pytest.mark.parametrize(("loss", "cls"), [
