@@ -74,3 +74,32 @@ def test_twenty_trickling_clients_at_the_proxy_leave_another_answered(proxied: t
     log = web.proc.output()
     # gunicorn never saw them: nginx passes on only requests that have arrived whole
     assert "no complete request within the client timeout" not in log and "WORKER TIMEOUT" not in log
+
+
+def test_a_review_s_events_pass_through_the_proxy_as_they_come(proxied: tuple[Gunicorn, str]) -> None:
+    """Each event reaches the client through nginx when it happens, not all at the end."""
+    import json
+    import urllib.request
+
+    from tests.service.test_reviews import _play
+
+    _, url = proxied
+    status, body = http_json("POST", url + "/reviews", {"record": _play(41, moves=40), "level": "advanced"},
+                             timeout=30)
+    assert status == 202, body
+    arrived: list[tuple[str, float]] = []
+    name = ""
+    with urllib.request.urlopen(url + body["status_url"] + "/events", timeout=120) as stream:
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                arrived.append((name, time.monotonic()))
+                json.loads(line[6:])
+                if name == "end":
+                    break
+    names = [n for n, _ in arrived]
+    assert names[0] == "progress" and names[-1] == "end" and "decision" in names
+    first_decision = next(t for n, t in arrived if n == "decision")
+    assert arrived[-1][1] - first_decision > 0.3  # decisions came while the review went on
