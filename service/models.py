@@ -331,7 +331,7 @@ class ReviewDecision(Response):
     loss: float | None = Field(description="best_win_prob - played_win_prob, at least 0; null: the search never "
                                "tried the move played (not rated).")
     class_: Literal["inaccuracy", "mistake", "blunder"] | None = Field(
-        alias="class", description="By the loss: inaccuracy from 0.05, mistake from 0.10, blunder from 0.20 "
+        alias="class", description="By the loss: inaccuracy from 0.10, mistake from 0.20, blunder from 0.30 "
         "(docs/review.md); null: within the search's own noise.")
     iterations: int
 

@@ -35,10 +35,10 @@ def test_accuracy_is_100_without_loss_and_falls_with_it() -> None:
 
 
 def test_the_played_move_is_judged_against_the_most_visited() -> None:
-    a = _answer("c0:a", ("c0:a", 900, 0.62), ("c1:b", 80, 0.47), ("c2:a", 20, 0.30))
+    a = _answer("c0:a", ("c0:a", 900, 0.62), ("c1:b", 80, 0.37), ("c2:a", 20, 0.30))
     v = review.judge(a, "c1:b")
-    assert (v["best"], v["best_win_prob"], v["played_win_prob"], v["played_visits"]) == ("c0:a", 0.62, 0.47, 80)
-    assert v["loss"] == pytest.approx(0.15) and v["class"] == "mistake"
+    assert (v["best"], v["best_win_prob"], v["played_win_prob"], v["played_visits"]) == ("c0:a", 0.62, 0.37, 80)
+    assert v["loss"] == pytest.approx(0.25) and v["class"] == "mistake"
     assert review.judge(a, "c0:a")["loss"] == 0.0 and review.judge(a, "c0:a")["class"] is None
     assert review.judge(a, "c2:a")["class"] == "blunder"
 
@@ -53,6 +53,16 @@ def test_a_move_the_search_never_tried_is_not_rated() -> None:
     for played in ("c1:a", "c3:b"):  # unvisited, or not among the alternatives at all
         v = review.judge(a, played)
         assert v["loss"] is None and v["class"] is None and v["played_win_prob"] is None
+
+
+def test_the_smaller_loss_of_two_searches_counts() -> None:
+    one = _answer("c0:a", ("c0:a", 900, 0.62), ("c1:b", 80, 0.27))  # this seed sees a blunder
+    two = _answer("c1:b", ("c1:b", 700, 0.55), ("c0:a", 300, 0.52))  # this one prefers the move played
+    v = review.judge_all([one, two], "c1:b")
+    assert v["loss"] == 0.0 and v["class"] is None and v["best"] == "c1:b"
+    assert review.judge_all([one, _answer("c0:a", ("c0:a", 9, 0.6))], "c1:b")["loss"] == pytest.approx(0.35)
+    unrated = review.judge_all([_answer("c0:a", ("c0:a", 9, 0.6))], "c1:b")
+    assert unrated["loss"] is None and unrated["class"] is None
 
 
 def test_a_seat_is_summed_up_over_its_rated_decisions() -> None:
