@@ -198,3 +198,66 @@ def test_a_hint_appears(browser: Any, keyed: Gunicorn) -> None:
     assert "Next best:" in text
     suggested = text.split("suggests: ", 1)[1].split(" (win chance")[0]
     assert suggested in page.inner_text("#decisions")
+
+
+def _finished_record(seed: int) -> dict[str, Any]:
+    """A whole game: the person's seat (0) played at random, novice at seat 1."""
+    import engine_ext
+    from bots.levels import make_bot
+    from engine_ext import record as records
+    from engine_ext.decisions import Decision
+
+    bots = [make_bot("random"), make_bot("novice")]
+    game = engine_ext.new_game(players=2, seed=seed)
+    moves: list[str] = []
+    while not game.is_terminal:
+        an = bots[game.current_player].analyse(game.state, seed=len(moves))
+        text = str(Decision.from_code(an.code, game.state, game.engine.data))
+        game.apply(text)
+        moves.append(text)
+    return records.record_from_moves(moves, players=2, seed=seed, levels=[None, "novice"])
+
+
+def test_a_finished_game_is_reviewed_and_a_marker_shows_its_position(browser: Any, unkeyed: Gunicorn,
+                                                                      tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from kashgar_cli import main
+
+    record = _finished_record(17)
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    page = browser.new_page(viewport={"width": 900, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(unkeyed.url + "/")
+    page.wait_for_selector("#level-0 option[value='novice']", state="attached")
+    page.set_input_files("#load-record", str(path))
+    page.wait_for_selector("#result:not([hidden])")  # the loaded game is over
+    assert page.is_visible("#review-start")
+    page.select_option("#review-level", "advanced")
+    page.click("#review-start")
+    page.wait_for_selector("#review-svg polyline", timeout=180_000)
+    review = page.evaluate("window.kashgarTable.snapshot()")["review"]
+    # the page's review and the CLI's of the same record give the same figures
+    assert main.main(["review", str(path), "--level", "advanced", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert {k: v for k, v in review.items() if k != "elapsed_ms"} == cli
+    # a graph line per seat, a marker per lost chance, each listed in words
+    assert page.locator("#review-svg polyline").count() == 2
+    flagged = [d for d in review["decisions"] if d["class"]]
+    assert page.locator("#review-svg circle.marker").count() == len(flagged) > 0
+    assert page.locator("#review-moves button.review-move").count() == len(flagged)
+    mine = next(d for d in flagged if d["seat"] == 0)
+    shot(page, "table-review.png", tmp_path)
+    page.click(f"#review-svg circle.marker[data-move='{mine['move']}']")
+    page.wait_for_selector("#review-back")
+    detail = page.inner_text("#review-detail")
+    assert f"Move {mine['move']}" in detail and mine["best_words"] in detail and "better:" in detail
+    assert page.inner_text("#ask") == f"Move {mine['move']}: the position as you saw it"
+    # the position is a look, not a game to go on with
+    assert all(b.is_disabled() for b in page.locator("button.decision").all())
+    legal_texts = page.inner_text("#decisions")
+    assert mine["played_words"] in legal_texts and mine["best_words"] in legal_texts
+    page.click("#review-back")
+    page.wait_for_selector("#result:not([hidden])")
+    assert not errors, errors

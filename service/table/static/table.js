@@ -6,7 +6,8 @@
   const $ = (id) => document.getElementById(id);
   const pauseMs = Number(document.body.dataset.pauseMs || 0);
   const RESOURCES = ["ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules"];
-  const state = { levels: [], defaultLevel: null, token: null, body: null, busy: false };
+  const state = { levels: [], defaultLevel: null, token: null, body: null, busy: false, review: null,
+    reviewRecord: null, final: null, showing: null };
 
   // what the script holds, for a look from outside (the browser tests read it)
   window.kashgarTable = { snapshot: () => JSON.parse(JSON.stringify(state)) };
@@ -32,6 +33,15 @@
       $("api-key-row").hidden = false;
       sessionStorage.removeItem("kashgarKey");
     }
+  }
+
+  async function get(path) {
+    const resp = await fetch(path, { headers: authHeaders() });
+    needKey(resp);
+    let data = {};
+    try { data = await resp.json(); } catch (e) { data = {}; }
+    if (!resp.ok) throw new Error(data.message || `HTTP ${resp.status}`);
+    return data;
   }
 
   async function call(path, body) {
@@ -296,7 +306,10 @@
     document.querySelector(".hint-bar").hidden = data.is_terminal;
 
     const result = $("result");
+    $("review").hidden = !data.result && state.showing === null;
     if (data.result) {
+      state.final = data;
+      if (!$("review-level").options.length) $("review-level").replaceWith(levelSelect("review-level", "master"));
       const r = data.result;
       const line = names.map((n, i) => `${n}: ${r.scores[i]} VP`).join(", ");
       const dl = el("button", { type: "button", id: "download" }, "Download the game record");
@@ -311,13 +324,153 @@
     }
   }
 
+
+  // ---- the review ------------------------------------------------------------------------
+  // POST /reviews with the game's record, the job followed to its end; a win-chance graph per
+  // seat (SVG drawn here), the lost chances marked on it and listed; a click shows the position.
+  const CLASSES = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+  const COLOURS = ["#1f6feb", "#c2410c", "#15803d", "#7c3aed"];
+  const pct = (p) => (typeof p === "number" ? `${Math.round(p * 100)}%` : "?");
+  const seatName = (i) => (state.final && state.final.names ? state.final.names[i] : `seat ${i + 1}`);
+
+  async function startReview() {
+    $("review-error").textContent = "";
+    $("review-start").disabled = true;
+    $("review-progress").textContent = "Sending the game...";
+    try {
+      const rec = (await call("/table/record", { token: state.token })).record;
+      const resp = await fetch("/reviews", {
+        method: "POST", headers: { "Content-Type": "application/json", ...authHeaders() },
+        body: JSON.stringify({ record: rec, level: $("review-level").value }),
+      });
+      needKey(resp);
+      const accepted = await resp.json();
+      if (!resp.ok) throw new Error(accepted.message || `HTTP ${resp.status}`);
+      const url = resp.headers.get("Location") || accepted.status_url;
+      let job;
+      for (;;) {
+        job = await get(url);
+        const p = job.progress || {};
+        $("review-progress").textContent = `Reviewed ${p.decisions_done || 0} of ${p.decisions_total || "?"} decisions...`;
+        if (job.status === "finished" && job.result) break;
+        if (job.status === "failed" || job.status === "cancelled") throw new Error(job.error || job.status);
+        await sleep(400);
+      }
+      state.review = job.result;
+      state.reviewRecord = rec;
+      $("review-progress").textContent = `Reviewed ${job.result.reviewed} decisions at ${job.result.level}.`;
+      drawReview(job.result);
+    } catch (e) {
+      $("review-progress").textContent = "";
+      $("review-error").textContent = `No review: ${e.message}`;
+    } finally {
+      $("review-start").disabled = false;
+    }
+  }
+
+  function drawReview(r) {
+    const table = el("table", { class: "review-seats" },
+      el("tr", {}, ...["", "accuracy", "mean loss", "inaccuracies", "mistakes", "blunders"].map((h) => el("th", { text: h }))));
+    for (const s of r.seats) {
+      table.append(el("tr", {}, el("th", { text: seatName(s.seat) }),
+        el("td", { text: s.accuracy === null ? "-" : s.accuracy.toFixed(1) }),
+        el("td", { text: s.mean_loss === null ? "-" : `${(100 * s.mean_loss).toFixed(1)}%` }),
+        el("td", { text: String(s.inaccuracy) }), el("td", { text: String(s.mistake) }),
+        el("td", { text: String(s.blunder) })));
+    }
+    $("review-summary").replaceChildren(table);
+    $("review-graph").replaceChildren(graph(r));
+    const items = r.decisions.filter((d) => d.class).map((d) => {
+      const b = el("button", { type: "button", class: `review-move ${d.class}`, "data-move": String(d.move) },
+        `Move ${d.move}, ${seatName(d.seat)} ${CLASSES[d.class]} ${d.class}: ${d.played_words} (${pct(d.played_win_prob)}); `
+        + `better: ${d.best_words} (${pct(d.best_win_prob)})`);
+      b.addEventListener("click", () => showDecision(d));
+      return el("li", {}, b);
+    });
+    $("review-moves").replaceChildren(...(items.length ? items : [el("li", { text: "No chance lost beyond the search's own noise." })]));
+  }
+
+  function graph(r) {
+    const NS = "http://www.w3.org/2000/svg";
+    const svg = (tag, attrs) => {
+      const node = document.createElementNS(NS, tag);
+      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+      return node;
+    };
+    const W = 640, H = 220, L = 36, B = 20, T = 8;
+    const last = Math.max(1, (state.reviewRecord ? state.reviewRecord.moves.length : 0), ...r.decisions.map((d) => d.move));
+    const x = (m) => L + ((W - L - 8) * (m - 1)) / Math.max(1, last - 1);
+    const y = (p) => T + (H - T - B) * (1 - p);
+    const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", id: "review-svg",
+      "aria-label": "Each seat's win chance across the game, with its lost chances marked" });
+    for (const p of [0, 0.5, 1]) {
+      root.append(svg("line", { x1: L, x2: W - 8, y1: y(p), y2: y(p), class: "grid" }));
+      const t = svg("text", { x: 2, y: y(p) + 4, class: "axis" }); t.textContent = pct(p); root.append(t);
+    }
+    const seats = [...new Set(r.decisions.map((d) => d.seat))].sort();
+    for (const seat of seats) {
+      const mine = r.decisions.filter((d) => d.seat === seat);
+      const chance = (d) => (typeof d.played_win_prob === "number" ? d.played_win_prob : d.best_win_prob);
+      const pts = mine.filter((d) => typeof chance(d) === "number").map((d) => `${x(d.move).toFixed(1)},${y(chance(d)).toFixed(1)}`);
+      root.append(svg("polyline", { points: pts.join(" "), class: "chance", stroke: COLOURS[seat % 4], "data-seat": seat }));
+      for (const d of mine.filter((d) => d.class)) {
+        const dot = svg("circle", { cx: x(d.move), cy: y(chance(d)), r: 6, class: `marker ${d.class}`,
+          fill: COLOURS[seat % 4], "data-move": d.move, tabindex: 0 });
+        const tip = svg("title", {}); tip.textContent = `Move ${d.move}, ${seatName(seat)}: ${d.class}`;
+        dot.append(tip);
+        dot.addEventListener("click", () => showDecision(d));
+        dot.addEventListener("keydown", (e) => { if (e.key === "Enter") showDecision(d); });
+        root.append(dot);
+      }
+    }
+    const legend = el("p", { class: "legend" }, ...seats.map((s) => el("span", { style: `color:${COLOURS[s % 4]}`, text: `● ${seatName(s)} ` })));
+    return el("figure", {}, root, legend);
+  }
+
+  async function showDecision(d) {
+    const words = el("p", { class: "review-words" },
+      el("strong", { text: `Move ${d.move}, ${seatName(d.seat)}${d.class ? ` (${d.class})` : ""}: ` }),
+      `played ${d.played_words} (win chance ${pct(d.played_win_prob)}, ${d.played_expected_vp ?? "?"} VP expected); `,
+      `better: ${d.best_words} (win chance ${pct(d.best_win_prob)}, ${d.best_expected_vp ?? "?"} VP expected).`);
+    const back = el("button", { type: "button", id: "review-back" }, "Back to the end of the game");
+    back.addEventListener("click", backToEnd);
+    $("review-detail").replaceChildren(words);
+    state.showing = d.move;
+    if (!state.final || d.seat !== state.final.seat) return;  // the person's own decisions show their position
+    try {
+      const rec = { ...state.reviewRecord, moves: state.reviewRecord.moves.slice(0, d.move - 1) };
+      delete rec.result;
+      const data = await call("/table/load", { record: rec });
+      state.token = data.token;
+      render(data);
+      for (const b of $("decisions").querySelectorAll("button")) b.disabled = true;  // a look, not a new game
+      document.querySelector(".hint-bar").hidden = true;
+      $("ask").textContent = `Move ${d.move}: the position as you saw it`;
+      $("review-detail").replaceChildren(words, back);
+      $("review").hidden = false;
+    } catch (e) {
+      $("review-error").textContent = `No position: ${e.message}`;
+    }
+  }
+
+  function backToEnd() {
+    if (!state.final) return;
+    state.token = state.final.token;
+    state.showing = null;
+    render(state.final);
+    $("review-detail").replaceChildren();
+  }
+
   // ---- wiring ----------------------------------------------------------------------------
   $("bots").addEventListener("change", drawBotLevels);
   $("setup-form").addEventListener("submit", start);
   $("load-record").addEventListener("change", loadRecord);
   $("hint").addEventListener("click", hint);
+  $("review-start").addEventListener("click", startReview);
   $("again").addEventListener("click", () => {
-    state.token = null; state.body = null;
+    state.token = null; state.body = null; state.final = null; state.review = null; state.showing = null;
+    for (const id of ["review-summary", "review-graph", "review-moves", "review-detail", "review-progress"]) $(id).replaceChildren();
+    $("review").hidden = true;
     $("table").hidden = true; $("setup").hidden = false; $("start").focus();
   });
   loadLevels().catch((e) => { $("setup-error").textContent = `Could not read the levels: ${e.message}`; });
