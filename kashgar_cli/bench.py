@@ -106,7 +106,7 @@ def _run(args: argparse.Namespace) -> int:
             _print_engine(result)
         return 0
     module = {"search": "kashgar_cli.bench_search", "service": "kashgar_cli.bench_service",
-              "state": "kashgar_cli.bench_state"}[args.what]
+              "state": "kashgar_cli.bench_state", "review": "kashgar_cli.bench_review"}[args.what]
     try:
         mod = importlib.import_module(module)
     except ModuleNotFoundError:
@@ -116,12 +116,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("bench", help="benchmarks: engine, search, service, state")
-    p.add_argument("what", choices=["engine", "search", "service", "state"])
+    p = sub.add_parser("bench", help="benchmarks: engine, search, service, state, review")
+    p.add_argument("what", choices=["engine", "search", "service", "state", "review"])
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--seconds", type=float_above(0), default=3.0, help="time per measurement (engine, state)")
     p.add_argument("--players", type=player_counts, default="2,3,4", help="player counts (engine)")
-    for name in ("kashgar_cli.bench_search", "kashgar_cli.bench_service"):
+    for name in ("kashgar_cli.bench_search", "kashgar_cli.bench_service", "kashgar_cli.bench_review"):
         try:
             mod = importlib.import_module(name)
         except ModuleNotFoundError:
