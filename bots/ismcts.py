@@ -33,7 +33,13 @@ With `macro` set (for games whose evaluator plays turns, `Evaluator.has_turns`),
 only on what starts a turn and on every decision at the root: below the root, a decision within a
 turn (`Evaluator.within_turn`) is the mover's greedy choice (`Evaluator.play_greedy`), made without
 a node; with `macro=2` the other seats' decisions below the root are greedy too, so the tree holds
-only the observer's own turns (a greedy model of the opponents).
+only the observer's own turns (a greedy model of the opponents). With `widen` > 0 (progressive
+widening), a node below the root visited at least `widen` times no longer takes the next greedy
+decision for granted: it branches on the k decisions the greedy choice ranks first
+(`Evaluator.greedy_rank`), k = floor(sqrt(visits / widen)), so a long search searches more of the
+game (the other seats' alternatives, its own within a turn) instead of refining one greedy line.
+A widened node's children may be two movers' decisions (the branch's and, from before, those after
+the greedy line): selection there matches a child only to its own mover's legal decisions.
 
 The tree lives in flat typed arrays (one index per node: decision code, chooser, parent, first
 child, next sibling, visits, availability, reward sum, VP sum). This same file compiles as
@@ -255,6 +261,11 @@ class Evaluator:
         """Apply the mover's greedy decision to `d` (ties broken with `rng`)."""
         raise NotImplementedError("this evaluator makes no greedy choices (has_turns() is False)")
 
+    def greedy_rank(self, d: Any, out: Any, k: int) -> int:
+        """Write to `out` the `k` decisions legal in `d` (fewer when fewer are legal) that the mover's
+        greedy choice ranks first, best first; how many were written (at most `len(out)`)."""
+        raise NotImplementedError("this evaluator makes no greedy choices (has_turns() is False)")
+
     def evaluate(self, d: Any, rng: Rng) -> None:
         """Play the rollout from leaf `d` (it changes `d`), then set `rew` and `vps`."""
         n = self.players
@@ -281,11 +292,12 @@ class Search:
     wraps it as a Bot."""
 
     def __init__(self, evaluator: Evaluator | None = None, rng: Rng | None = None, c: float = 0.7,
-                 macro: int = 0, capacity: int = 1024) -> None:
+                 macro: int = 0, capacity: int = 1024, widen: int = 0) -> None:
         self.evaluator = evaluator if evaluator is not None else Evaluator()
         self.rng = rng if rng is not None else Rng(0)
         self.c = c
         self.macro = macro  # 1: decisions within a turn below the root are greedy; 2: other seats' too
+        self.widen = widen  # > 0: a node visited this often branches on its next greedy decision (widening)
         self.tree = Tree(capacity)
         self.iterations = 0
         self.expanded = 0
@@ -341,6 +353,9 @@ class Search:
         ch = tr.first_child[node]
         while ch != -1:
             mv = tr.move[ch]
+            if self.widen > 0 and tr.player[ch] != player:  # a widened node holds two movers' children
+                ch = tr.next_sibling[ch]
+                continue
             for i in range(n):
                 if codes[i] == mv:
                     self.found[i] = 1
@@ -423,6 +438,7 @@ class Search:
         node = 0
         plen = 0
         n = 0
+        k = 0
         ev = self.evaluator
         rng = self.rng
         tr = self.tree
@@ -436,6 +452,17 @@ class Search:
             plen = 1
             while not ev.is_terminal(d):
                 if macro and plen > 1 and (ev.within_turn(d) or (macro == 2 and ev.current_player(d) != observer)):
+                    if self.widen > 0 and tr.visits[node] >= self.widen:
+                        # widening: a node visited often enough branches here, among the k greedy
+                        # choices ranked first, k = sqrt(visits / widen)
+                        k = int(math.sqrt(tr.visits[node] / self.widen))
+                        n = ev.greedy_rank(d, self.legbuf, k)
+                        node = self.step(node, self.legbuf, n, ev.current_player(d))
+                        plen = self._push_path(plen, node)
+                        ev.apply(d, tr.move[node])
+                        if self.expanded:
+                            break
+                        continue
                     ev.play_greedy(d, rng)  # below the root, within a turn: the mover's greedy choice, no node
                     continue
                 n = ev.legal(d, self.legbuf)

@@ -60,6 +60,9 @@ class ISMCTSConfig:
                                   # choices (the tree branches on turns: which card, which action);
                                   # 2: also the other seats' whole turns, so below the root the tree
                                   # holds only the searching player's turns (Kashgar evaluators)
+    widen: int = 0                # macro search: a node below the root visited this many times branches on the
+                                  # next greedy decision, among the k ranked first (k = sqrt(visits / widen));
+                                  # 0: never (progressive widening, bots/ismcts.py)
     scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
@@ -91,6 +94,7 @@ class ISMCTSConfig:
             ("depth", whole(self.depth) and self.depth >= 0, "a whole number >= 0"),
             ("eps", number(self.eps) and 0 <= self.eps <= 1, "a number from 0 to 1"),
             ("macro", whole(self.macro) and self.macro in (0, 1, 2), "0, 1 or 2"),
+            ("widen", whole(self.widen) and self.widen >= 0, "a whole number >= 0 (0: no widening)"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
             ("blend", number(self.blend) and self.blend >= 0, "a number >= 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
@@ -175,7 +179,7 @@ def new_search(build: Build, cfg: ISMCTSConfig, evaluator: Any, seed: int, itera
     time limit stops early must not allocate for every iteration it will never run (the tree grows
     when it needs to)."""
     return build.search.Search(evaluator, build.search.Rng(seed), cfg.c, cfg.macro,
-                               min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096)
+                               min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096, cfg.widen)
 
 
 class ISMCTSBot(Bot):

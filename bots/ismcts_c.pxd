@@ -68,6 +68,7 @@ cdef class Evaluator:
     cpdef bint has_turns(self)
     cpdef bint within_turn(self, object d)
     cpdef void play_greedy(self, object d, Rng rng)
+    cpdef int greedy_rank(self, object d, int[::1] out, int k)
 
     @cython.locals(n=int, nl=int, p=int, w=int, _k=int)
     cpdef void evaluate(self, object d, Rng rng)
@@ -79,6 +80,7 @@ cdef class Search:
     cdef public Rng rng
     cdef public double c
     cdef public int macro
+    cdef public int widen
     cdef public long long iterations
     cdef public int expanded
     cdef public int plen
@@ -105,6 +107,6 @@ cdef class Search:
     cdef bint _budget_spent(self, long done, long iterations, double deadline, object should_stop,
                             object progress)
 
-    @cython.locals(done=long, node=int, plen=int, n=int, macro=int, ev=Evaluator, rng=Rng, tr=Tree)
+    @cython.locals(done=long, node=int, plen=int, n=int, k=int, macro=int, ev=Evaluator, rng=Rng, tr=Tree)
     cpdef long run(self, object root, int observer, long iterations, double deadline,
                    object should_stop=*, object progress=*)

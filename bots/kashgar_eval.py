@@ -62,6 +62,8 @@ class KashgarEvaluator(Evaluator):
         self._w = double_array(4 * MAX_FEATURES)  # the leaf's weights (a, b), then the greedy choices' (a, b)
         self._f = double_array(MAX_FEATURES)
         self._vals = double_array(8)
+        self._rv = double_array(64)  # greedy_rank's values, one per legal decision
+        self.rv = self._rv
         self.w = self._w
         self.f = self._f
         self.vals = self._vals
@@ -303,6 +305,39 @@ class KashgarEvaluator(Evaluator):
                 if rng.next() % ties == 0:
                     best = i
         return best
+
+    def greedy_rank(self, d: Any, out: Any, k: int) -> int:
+        """The `k` legal decisions after which the mover's own value is highest, best first (ties:
+        the earlier legal decision first), written to `out`; how many (at most `len(out)`)."""
+        s = d
+        i = 0
+        j = 0
+        best = 0
+        bestv = 0.0
+        n = s.gen_legal()
+        m = k if k < n else n
+        if m > len(out):
+            m = len(out)
+        if n > len(self.rv):
+            self._rv = double_array(2 * n)
+            self.rv = self._rv
+        me = s.current_player()
+        t = self.progress(s)
+        sc = self.scratch
+        for i in range(n):
+            sc.copy_from(s)
+            sc.apply_unchecked(s.legal_buf[i])
+            self.rv[i] = self._value(sc, me, t, 2 * MAX_FEATURES)
+        for j in range(m):
+            best = 0
+            bestv = -1e308
+            for i in range(n):
+                if self.rv[i] > bestv:
+                    bestv = self.rv[i]
+                    best = i
+            out[j] = s.legal_buf[best]
+            self.rv[best] = -1e308  # taken: never above the floor that a search for the best starts from
+        return m
 
     def greedy_choice(self, d: Any, rng: Rng) -> int:
         """The mover's greedy decision in `d` (its code)."""

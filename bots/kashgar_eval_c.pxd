@@ -12,7 +12,8 @@ cdef class KashgarEvaluator(Evaluator):
     cdef public int rollout
     cdef public double eps
     cdef public CState scratch
-    cdef public object _w, _f, _vals
+    cdef public object _w, _f, _vals, _rv
+    cdef public double[::1] rv
     cdef public double[::1] w
     cdef public double[::1] f
     cdef public double[::1] vals
@@ -69,6 +70,9 @@ cdef class KashgarEvaluator(Evaluator):
 
     @cython.locals(i=int, best=int, ties=int, v=double, bestv=double, me=int, t=double, sc=CState)
     cdef int _greedy_choice(self, CState d, int n, Rng rng)
+
+    @cython.locals(s=CState, sc=CState, i=int, j=int, n=int, m=int, best=int, bestv=double, me=int, t=double)
+    cpdef int greedy_rank(self, object d, int[::1] out, int k)
 
     @cython.locals(n=int)
     cpdef int greedy_choice(self, CState d, Rng rng)

@@ -18,12 +18,18 @@ def make_bot(spec: str, **overrides: Any) -> Bot:
     if kind == "served":
         from lab.served import ServedBot
 
-        if overrides or ":" in rest:
-            raise ValueError(f"bot {spec!r}: a served level takes no settings (its level's own budget)")
+        level, _, settings = rest.partition(":")
+        kw = {**parse_settings(settings), **overrides}
+        unknown = sorted(set(kw) - {"iterations", "parts"})
+        if unknown:
+            raise ValueError(f"bot {spec!r}: a served level takes only iterations and parts (got {', '.join(unknown)})")
+        if any(not isinstance(v, int) or isinstance(v, bool) for v in kw.values()):
+            raise ValueError(f"bot {spec!r}: iterations and parts are whole numbers")
         try:
-            return ServedBot(rest)
+            return ServedBot(level, **kw)
         except KeyError:
-            raise ValueError(f"bot {spec!r}: unknown level {rest!r}") from None
+            raise ValueError(f"bot {spec!r}: unknown level {level!r}") from None
+
     if kind not in ("det", "determinized", "openspiel"):
         return make_product_bot(spec, **overrides)
     kw = time_alone({**parse_settings(rest), **overrides})

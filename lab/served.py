@@ -10,14 +10,22 @@ from typing import Any
 from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, as_state
 
 
-def served_answer(state: Any, level: str, seed: int) -> dict[str, Any]:
-    """The service's answer (`/suggest`'s shape) of `level` for the player to move in `state`."""
+def served_answer(state: Any, level: str, seed: int, iterations: int | None = None,
+                  parts: int | None = None) -> dict[str, Any]:
+    """The service's answer (`/suggest`'s shape) of `level` for the player to move in `state`: at the
+    level's budget in the parts a job of it gets, or at `iterations` in `parts` (as a client asks
+    `/suggest` with a level, `iterations` and `parallel`)."""
     import engine_ext
     from service import engine, search
     from service.config import Settings
 
-    iterations, time_ms = engine.level_budget(level)  # the budget /suggest gives the level
-    parts = search.default_parallel(iterations, time_ms, Settings(), True, "redis")
+    level_iterations, time_ms = engine.level_budget(level)  # the budget /suggest gives the level
+    if iterations is not None:
+        time_ms = None
+    else:
+        iterations = level_iterations
+    if parts is None:
+        parts = search.default_parallel(iterations, time_ms, Settings(), True, "redis")
     doc = engine_ext.Game(engine_ext.get_engine(), state.clone()).to_json()  # the full state
     spec = search.SearchSpec(state=doc, level=level, iterations=iterations, time_ms=time_ms, seed=seed,
                              parallel=parts)
@@ -27,11 +35,17 @@ def served_answer(state: Any, level: str, seed: int) -> dict[str, Any]:
 class ServedBot(Bot):
     """`served:LEVEL`: plays `level`'s served answers (the engine's states only)."""
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, iterations: int | None = None, parts: int | None = None) -> None:
         from service import engine
 
         engine.level_budget(level)  # KeyError: not a level the service answers
+        if iterations is not None and iterations < 1:
+            raise ValueError(f"served:{level}: iterations must be at least 1")
+        if parts is not None and not 1 <= parts <= 64:
+            raise ValueError(f"served:{level}: parts must be 1 to 64")
         self.level = level
+        self.iterations = iterations
+        self.parts = parts
         self.name = f"served:{level}"
 
     def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
@@ -44,7 +58,7 @@ class ServedBot(Bot):
         if iterations is not None or time_ms is not None:
             raise ValueError(f"{self.name} searches with its level's budget: no other can be given")
         st = as_state(game)
-        answer = served_answer(st, self.level, seed)
+        answer = served_answer(st, self.level, seed, self.iterations, self.parts)
         data = carddata.default()
 
         def code(decision: Any) -> int:

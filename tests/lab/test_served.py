@@ -31,9 +31,24 @@ def test_grandmaster_is_served_in_four_merged_parts(served_small: list[Any]) -> 
     assert an.player == st.current_player() and an.bot == "served:grandmaster"
 
 
+def test_a_served_level_at_a_budget_in_parts(served_small: list[Any]) -> None:
+    """`served:LEVEL:iterations=N,parts=K`: the level's search at N iterations in K merged parts, as a
+    client asks /suggest with a level, `iterations` and `parallel` (the split's cost is measured so)."""
+    st = engine_ext.new_game(players=2, seed=3).state
+    an = make_bot("served:master:iterations=1200,parts=4").analyse(st, seed=9)
+    one = make_bot("served:master:iterations=1200,parts=1").analyse(st, seed=9)
+    assert [(s.level, s.iterations, s.parallel, s.time_ms) for s in served_small] == [
+        ("master", 1200, 4, None), ("master", 1200, 1, None)]
+    assert an.iterations == one.iterations == 12  # the fixture runs 1/100 of what is asked
+    assert sum(a.visits for a in an.alternatives) == 12
+
+
 @pytest.mark.parametrize(("spec", "says"), [
     ("served:nobody", "unknown level 'nobody'"),
-    ("served:master:iterations=5", "takes no settings"),
+    ("served:master:c=5", "takes only iterations and parts"),
+    ("served:master:parts=0", "parts must be 1 to 64"),
+    ("served:master:iterations=0", "iterations must be at least 1"),
+    ("served:master:parts=2.5", "whole numbers"),
 ])
 def test_a_bad_served_spec_is_refused(spec: str, says: str) -> None:
     with pytest.raises(ValueError, match=says):
