@@ -111,18 +111,20 @@ class EmbeddedQueue(JobQueue):
     def _loop(self) -> None:
         worker = runner.process_id()
         while not self._stopping.is_set():
+            with self._lock:  # busy from before the take: a part is never out of the table and not yet busy
+                self._busy += 1
             try:
                 got = self.store.queue_take(lambda rec, i, a: runner.claim(rec, i, a, worker, self.store.now()))
             except Exception as exc:  # noqa: BLE001 - the thread must survive a locked or failing store
                 log.warning("embedded queue: %s", exc)
                 got = None
             if got is None:
+                with self._lock:
+                    self._busy -= 1
                 self._wake.wait(self.POLL_S)
                 self._wake.clear()
                 continue
             job_id, index, attempt, verdict, rec = got
-            with self._lock:
-                self._busy += 1
             try:
                 runner.execute_part(self.store, self.settings, job_id, index, attempt, worker=worker,
                                     stopping=self._stopping.is_set, requeue=self._requeue_for(job_id, rec),
