@@ -26,7 +26,7 @@ from .errors import APIError, join_pointer
 
 KIND = "review"
 MAX_MOVES = 600  # a record with more moves is refused (413): a whole 4-player game has about 300
-DECISIONS_PER_PART = 6  # decisions searched by one part (a job's parts spread over the workers)
+DECISIONS_PER_PART = 4  # decisions searched by one part (a job's parts spread over the workers)
 SEEDS = 2  # searches of each decision, at other seeds; the smaller loss counts (bots.review.judge_all)
 
 
