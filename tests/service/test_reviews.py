@@ -289,3 +289,31 @@ def test_stream_and_poll_agree_while_a_review_runs(record: dict[str, Any]) -> No
             break
         time.sleep(0.05)
     assert seen == sorted(seen) and seen[-1] == body["progress"]["decisions_total"]
+
+
+def test_a_long_suggest_s_events_tell_its_progress_and_its_answer() -> None:
+    """The event stream serves any job: a search's progress (iterations, the best so far) and its end."""
+    state = dict(engine_ext.new_game(players=2, seed=3).to_json(observer=0))
+    with serve_app() as url:
+        req = urllib.request.Request(url + "/suggest", data=json.dumps(
+            {"state": state, "iterations": 30000, "seed": 1, "mode": "async", "parallel": 2}).encode(),
+            headers={"Content-Type": "application/json"}, method="POST")
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            location = resp.headers["Location"]
+        events: list[tuple[str, Any]] = []
+        name = ""
+        with urllib.request.urlopen(url + location + "/events", timeout=120) as stream:
+            for raw in stream:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: "):
+                    events.append((name, json.loads(line[6:])))
+                    if name == "end":
+                        break
+    names = [n for n, _ in events]
+    assert names[0] == "progress" and names[-1] == "end" and "decision" not in names
+    progress = [d for n, d in events if n == "progress"]
+    assert [p["iterations"] for p in progress] == sorted(p["iterations"] for p in progress)
+    end = events[-1][1]
+    assert end["status"] == "finished" and end["kind"] == "search" and end["result"]["iterations"] == 30000
