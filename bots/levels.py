@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 import os
+import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from bots.base import Bot
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig

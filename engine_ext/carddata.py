@@ -10,13 +10,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from engine_ext import core as C
 from engine_ext import steps

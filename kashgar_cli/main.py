@@ -35,8 +35,19 @@ SUBCOMMAND_MODULES = [
 ]
 
 
+def installed_version() -> str:
+    """The installed package's version (its metadata); "unknown" when run from sources not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("kashgar-ai")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kashgar", description="Kashgar AI: engine, bots and service")
+    parser.add_argument("--version", action="version", version=f"kashgar {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMAND_MODULES:
         try:

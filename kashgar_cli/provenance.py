@@ -12,5 +12,5 @@ from typing import Any
 def provenance(**extra: Any) -> dict[str, Any]:
     """The command line, the UTC time, the machine's core count and the Python version, then `extra`."""
     return {"command": " ".join(sys.argv),
-            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "date": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             "cores": os.cpu_count(), "python": platform.python_version(), **extra}

@@ -287,7 +287,7 @@ def model_document(pipe: Any, pos: Positions, report: dict[str, Any], **training
         "training": {**training,
                      "games": int(len(np.unique(pos.game))), "positions": int(len(np.unique(pos.pos))),
                      "rows": int(len(pos)), "commit": git_commit(),
-                     "date": _dt.datetime.now(_dt.timezone.utc).date().isoformat(), "held_out": report},
+                     "date": _dt.datetime.now(_dt.UTC).date().isoformat(), "held_out": report},
     }
 
 

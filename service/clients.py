@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import hmac
 import json
+import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-import tomllib
 from flask import Flask, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 

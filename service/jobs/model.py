@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any
 
 
-class JobStatus(str, Enum):
+class JobStatus(str, Enum):  # noqa: UP042 - str() of a member stays what it was
     """The status of a job (and of each of its parts)."""
 
     QUEUED = "queued"

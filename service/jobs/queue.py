@@ -9,7 +9,7 @@ import socket
 import threading
 import time
 from abc import ABC, abstractmethod
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ..config import Settings
@@ -402,8 +402,8 @@ class RQQueue(JobQueue):
                 if started is None:
                     return False
                 if started.tzinfo is None:
-                    started = started.replace(tzinfo=timezone.utc)
-                return (datetime.now(timezone.utc) - started).total_seconds() > self.settings.heartbeat_timeout
+                    started = started.replace(tzinfo=UTC)
+                return (datetime.now(UTC) - started).total_seconds() > self.settings.heartbeat_timeout
             return status in (RQStatus.FAILED, RQStatus.STOPPED, RQStatus.CANCELED, RQStatus.FINISHED)
         except NoSuchJobError:
             return True

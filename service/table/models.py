@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
-from ..models import DecisionJSON, Request, Response, State
+from ..models import RECORD_JSON_SCHEMA, DecisionJSON, Request, Response, State
 
 Token = Annotated[str, Field(min_length=1, max_length=200_000,
                              description="The opaque token of the last answer (the game, encrypted and "
@@ -40,7 +40,8 @@ class TableTokenRequest(Request):
 
 
 class TableLoadRequest(Request):
-    record: Annotated[dict[str, Any], Field(description="A game record, as POST /table/record returns it.")]
+    record: Annotated[dict[str, Any], WithJsonSchema(RECORD_JSON_SCHEMA),
+                      Field(description="A game record, as POST /table/record returns it.")]
 
 
 class TableStep(Response):

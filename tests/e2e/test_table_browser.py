@@ -274,3 +274,21 @@ def test_a_finished_game_is_reviewed_and_a_marker_shows_its_position(browser: An
     page.click("#review-back")
     page.wait_for_selector("#result:not([hidden])")
     assert not errors, errors
+
+
+def test_the_hint_offers_only_levels_answered_at_once(browser: Any, keyed: Gunicorn) -> None:
+    """A level answered as a job (grandmaster) cannot give a hint at once: the hint never offers it,
+    and its first choice, the default level or else the strongest one answered at once, gives a hint."""
+    status, body = http_json("GET", keyed.url + "/levels")
+    assert status == 200
+    sync = [lv["name"] for lv in body["levels"] if not lv["asynchronous"]]
+    assert len(sync) < len(body["levels"])  # some level is answered as a job
+    expected = body["default"] if body["default"] in sync else sync[-1]
+    page = browser.new_page(viewport={"width": 800, "height": 900})
+    start(page, keyed.url, seed="12")
+    offered = page.eval_on_selector_all("#hint-level option", "os => os.map(o => o.value)")
+    assert offered == sync
+    assert page.eval_on_selector("#hint-level", "s => s.value") == expected
+    page.click("#hint")
+    page.wait_for_selector("#hint-out .hint, #hint-out .error")
+    assert page.locator("#hint-out .error").count() == 0, page.inner_text("#hint-out")

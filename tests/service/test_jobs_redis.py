@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from datetime import UTC
 from types import SimpleNamespace
 from typing import Any
 
@@ -118,7 +119,7 @@ def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Setti
     started around a Redis outage and died unrecorded): the part stayed queued forever (one of
     200 jobs in `python -m loadtests.faults --no-supervise`). Once RQ's start is older than the
     heartbeat timeout it runs again; a start just now is left alone."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
     from rq.job import Job
     from rq.job import JobStatus as RQStatus
@@ -126,12 +127,12 @@ def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Setti
     manager, queue, rec, rq_id = one_part_job(settings, state)
     queue.connection.lrem(queue.rq_queue.key, 0, rq_id)  # taken by a worker, which started it ...
     job = Job.fetch(rq_id, connection=queue.connection)
-    job.started_at = datetime.now(timezone.utc)
+    job.started_at = datetime.now(UTC)
     job.set_status(RQStatus.STARTED)
     job.save()
     manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=manager.store.now() - 60))
     assert queue.entry_lost(rec["id"], 0, 1) is False  # just started: the horse is about to claim it
-    job.started_at = datetime.now(timezone.utc) - timedelta(seconds=60)  # ... long ago, never claimed
+    job.started_at = datetime.now(UTC) - timedelta(seconds=60)  # ... long ago, never claimed
     job.save()
     seen = manager.get(rec["id"])
     assert seen is not None and seen["parts"][0]["attempt"] == 2, seen

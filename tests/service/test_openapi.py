@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis import checks
@@ -62,3 +63,22 @@ def test_api_conforms(case: Any) -> None:
         only_the_game_refused(case, response)
     else:
         case.call_and_validate()
+
+
+@pytest.mark.parametrize("path", ["/table/load", "/reviews"])
+def test_a_record_the_server_refuses_for_its_shape_is_invalid_by_the_document(path: str) -> None:
+    """The document's record schema is the server's (`engine_ext.record.RECORD_SCHEMA`): a record
+    missing what a record must hold fails both, and a record of the right shape passes the schema."""
+    import jsonschema
+
+    doc = app.test_client().get("/openapi.json").get_json()
+    op = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    name = op["$ref"].rsplit("/", 1)[1]
+    record_schema = {**doc["components"]["schemas"][name]["properties"]["record"], "components": doc["components"]}
+    validator = jsonschema.Draft202012Validator(record_schema)
+    for bad in ({}, {"schema": "kashgar/record@1", "players": 2, "seed": 1}, {"schema": "other", "players": 2,
+                                                                            "seed": 1, "moves": []}):
+        assert not validator.is_valid(bad), bad
+        r = app.test_client().post(path, json={"record": bad})
+        assert r.status_code == 422 and r.get_json()["pointer"].startswith("/record"), r.get_json()
+    assert validator.is_valid({"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": []})

@@ -89,8 +89,11 @@
     state.levels = data.levels || [];
     state.defaultLevel = data.default;
     drawBotLevels();
-    const hintSel = levelSelect("hint-level-select", state.defaultLevel);
-    $("hint-level").replaceChildren(...hintSel.children);
+    // a hint is answered at once: only the levels searched synchronously, the default if it is one, else the strongest
+    const sync = state.levels.filter((lv) => !lv.asynchronous);
+    const hintDefault = sync.some((lv) => lv.name === state.defaultLevel) ? state.defaultLevel : (sync.length ? sync[sync.length - 1].name : null);
+    const hintSel = levelSelect("hint-level-select", hintDefault);
+    $("hint-level").replaceChildren(...[...hintSel.children].filter((o) => sync.some((lv) => lv.name === o.value)));
   }
 
   async function start(ev) {
