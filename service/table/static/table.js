@@ -94,6 +94,7 @@
     const hintDefault = sync.some((lv) => lv.name === state.defaultLevel) ? state.defaultLevel : (sync.length ? sync[sync.length - 1].name : null);
     const hintSel = levelSelect("hint-level-select", hintDefault);
     $("hint-level").replaceChildren(...[...hintSel.children].filter((o) => sync.some((lv) => lv.name === o.value)));
+    if (hintDefault) $("hint-level").value = hintDefault;
   }
 
   async function start(ev) {
