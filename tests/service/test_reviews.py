@@ -62,6 +62,24 @@ def _wait(client: Any, url: str, timeout: float = 120.0) -> dict[str, Any]:
     raise AssertionError(f"the review did not finish: {body}")
 
 
+def _events(url: str) -> list[tuple[str, Any]]:
+    """The (event, data) of a job's event stream, up to its `end`."""
+    events: list[tuple[str, Any]] = []
+    name = ""
+    with urllib.request.urlopen(url, timeout=120) as stream:
+        assert stream.headers["Content-Type"].startswith("text/event-stream")
+        assert stream.headers["X-Accel-Buffering"] == "no"
+        for raw in stream:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                events.append((name, json.loads(line[6:])))
+                if name == "end":
+                    break
+    return events
+
+
 # ------------------------------------------------------------------------- what is reviewed
 
 
@@ -195,19 +213,7 @@ def test_the_event_stream_tells_each_decision_and_the_end(record: dict[str, Any]
                                      headers={"Content-Type": "application/json"}, method="POST")
         with urllib.request.urlopen(req, timeout=30) as resp:
             location = resp.headers["Location"]
-        events: list[tuple[str, Any]] = []
-        with urllib.request.urlopen(url + location + "/events", timeout=120) as stream:
-            assert stream.headers["Content-Type"].startswith("text/event-stream")
-            assert stream.headers["X-Accel-Buffering"] == "no"
-            name = ""
-            for raw in stream:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    name = line[7:]
-                elif line.startswith("data: "):
-                    events.append((name, json.loads(line[6:])))
-                    if name == "end":
-                        break
+        events = _events(url + location + "/events")
     names = [n for n, _ in events]
     assert names[0] == "progress" and names[-1] == "end"
     moves = [d["move"] for n, d in events if n == "decision"]
@@ -300,17 +306,7 @@ def test_a_long_suggest_s_events_tell_its_progress_and_its_answer() -> None:
             headers={"Content-Type": "application/json"}, method="POST")
         with urllib.request.urlopen(req, timeout=30) as resp:
             location = resp.headers["Location"]
-        events: list[tuple[str, Any]] = []
-        name = ""
-        with urllib.request.urlopen(url + location + "/events", timeout=120) as stream:
-            for raw in stream:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    name = line[7:]
-                elif line.startswith("data: "):
-                    events.append((name, json.loads(line[6:])))
-                    if name == "end":
-                        break
+        events = _events(url + location + "/events")
     names = [n for n, _ in events]
     assert names[0] == "progress" and names[-1] == "end" and "decision" not in names
     progress = [d for n, d in events if n == "progress"]
