@@ -1,7 +1,7 @@
 """A level as the service answers it: its budget split into the root-parallel parts a job of that
 level gets (`service.search`), run one after the other in this process and merged. The lab plays
-and calibrates the asynchronous levels (grandmaster) this way, so that what it measures is what a
-client is served."""
+and calibrates long searches this way (the preset grandmaster: what it measured is what a client
+asking master for its budget is served)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ def served_answer(state: Any, level: str, seed: int, iterations: int | None = No
     level's budget in the parts a job of it gets, or at `iterations` in `parts` (as a client asks
     `/suggest` with a level, `iterations` and `parallel`)."""
     import engine_ext
-    from service import engine, search
+    from service import search
     from service.config import Settings
 
-    level_iterations, time_ms = engine.level_budget(level)  # the budget /suggest gives the level
+    level_iterations, time_ms = _budget(level)
     if iterations is not None:
         time_ms = None
     else:
@@ -32,13 +32,19 @@ def served_answer(state: Any, level: str, seed: int, iterations: int | None = No
     return search.run_sync(spec)
 
 
+def _budget(level: str) -> tuple[int | None, int | None]:
+    """(iterations, time_ms) of a level or of a preset off the ladder (KeyError: neither)."""
+    from bots.levels import get_level
+
+    config = get_level(level).config
+    return (int(config.iterations) or None, int(config.time_ms) or None)
+
+
 class ServedBot(Bot):
     """`served:LEVEL`: plays `level`'s served answers (the engine's states only)."""
 
     def __init__(self, level: str, iterations: int | None = None, parts: int | None = None) -> None:
-        from service import engine
-
-        engine.level_budget(level)  # KeyError: not a level the service answers
+        _budget(level)  # KeyError: neither a level nor a preset
         if iterations is not None and iterations < 1:
             raise ValueError(f"served:{level}: iterations must be at least 1")
         if parts is not None and not 1 <= parts <= 64:

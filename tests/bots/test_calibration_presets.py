@@ -26,10 +26,10 @@ def test_a_setting_the_search_does_not_have_is_no_level_s_preset() -> None:
 
 
 def test_every_shipped_fit_holds_for_its_level() -> None:
-    """Every level, `grandmaster`'s fitted on master's games (its own self-play costs seconds a
-    decision: `kashgar calibrate --played-by master`), the others on their own."""
+    """Every level, fitted on its own games, and the preset `grandmaster`, fitted on master's (its
+    own self-play costs seconds a decision: `kashgar calibrate --played-by master`)."""
     doc = win_prob.load_calibration()
-    for lv in load_levels():
+    for lv in [*load_levels(), get_level("grandmaster")]:
         for players in (2, 3, 4):
             entry = doc["levels"][lv.name][str(players)]
             assert win_prob.same_preset(entry["preset"], lv)  # a setting added since: at its default

@@ -558,15 +558,13 @@ def test_merged_parts_get_the_chance_of_their_merged_mean_reward(shipped: None) 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_grandmaster_answer_has_the_chance_of_its_fit(shipped: None, players: int) -> None:
     """grandmaster's win_prob comes from its own fit (made on master's games), not master's: here
-    a short search in grandmaster's four parts, answered synchronously."""
-    from service import create_app
+    a short search in grandmaster's four parts, answered as the lab plays it (`served:grandmaster`)."""
+    from lab.served import served_answer
 
     g = engine_ext.new_game(players=players, seed=6)
     for _ in range(30):
         g.apply(g.legal()[0])
-    out = create_app({"TESTING": True, "log_level": "WARNING"}).test_client().post(
-        "/suggest", json={"state": g.to_json(), "level": "grandmaster", "iterations": 400, "parallel": 4,
-                          "mode": "sync", "seed": 2}).get_json()
+    out = served_answer(g.state, "grandmaster", seed=2, iterations=400, parts=4)
     assert out["parts"] == 4 and out["level"] == "grandmaster"
     weights = win_prob.weights_for(get_level("grandmaster"), players)
     assert weights is not None and weights != win_prob.weights_for(get_level("master"), players)

@@ -59,7 +59,7 @@ def _answer(client: Any, state: dict[str, Any], ask: dict[str, Any]) -> dict[str
 
 
 def _asks(client: Any) -> dict[str, dict[str, Any]]:
-    # the levels answered now (a level answered as a job, grandmaster, searches for seconds)
+    # the levels answered now (a level beyond the synchronous limits is answered as a job)
     levels = [lv["name"] for lv in client.get("/levels").get_json()["levels"] if not lv["asynchronous"]]
     asks: dict[str, dict[str, Any]] = {f"level:{name}": {"level": name} for name in levels}
     asks["iterations:150"] = dict(BUDGET)
