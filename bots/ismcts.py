@@ -58,6 +58,7 @@ from collections.abc import Callable
 from typing import Any
 
 MASK64 = 0xFFFFFFFFFFFFFFFF
+YIELD_S = 0.005  # how often a search lets other threads of its process have the GIL (the switch interval)
 
 
 def ucb_value(reward_sum: float, visits: int, avail: int, c: float) -> float:
@@ -303,6 +304,7 @@ class Search:
         self.expanded = 0
         self.plen = 0
         self.next_poll = 0.0
+        self.next_yield = 0.0
         self.legcap = 64
         self.pathcap = 64
         self._leg = int_array(64)
@@ -413,14 +415,19 @@ class Search:
     def _budget_spent(self, done: int, iterations: int, deadline: float,
                       should_stop: Callable[[], bool] | None, progress: Callable[[int], None] | None) -> bool:
         """Whether to stop before another iteration: the iteration budget is used, the deadline
-        has passed, or a stop was requested (asked, with a progress report, every 50 ms)."""
+        has passed, or a stop was requested (asked, with a progress report, every 50 ms). Every
+        YIELD_S the search lets go of the GIL for a moment, so that another thread of its process
+        that waits for it (a health probe, a short request, a job's part) runs within a few ms."""
         if iterations > 0 and done >= iterations:
             return True
-        if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None):
+        if done > 0:
             t = time.perf_counter()
+            if t >= self.next_yield:
+                self.next_yield = t + YIELD_S
+                time.sleep(0)  # releases the GIL: a thread waiting for it takes it now
             if deadline > 0.0 and t >= deadline:
                 return True
-            if t >= self.next_poll:
+            if (should_stop is not None or progress is not None) and t >= self.next_poll:
                 self.next_poll = t + 0.05
                 if should_stop is not None and should_stop():
                     return True
@@ -445,6 +452,7 @@ class Search:
         macro = self.macro if ev.has_turns() else 0
         ev.start(root)
         self.next_poll = time.perf_counter() + 0.05
+        self.next_yield = time.perf_counter() + YIELD_S
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
             d = ev.determinize(root, observer, rng.next() & 0x7FFFFFFF)
             node = 0

@@ -4,6 +4,7 @@
 cimport cython
 
 cdef unsigned long long MASK64
+cdef double YIELD_S
 
 @cython.locals(mean=double)
 cpdef double ucb_value(double reward_sum, int visits, int avail, double c)
@@ -85,6 +86,7 @@ cdef class Search:
     cdef public int expanded
     cdef public int plen
     cdef public double next_poll
+    cdef public double next_yield
     cdef public int legcap
     cdef public int pathcap
     cdef public object _leg, _found, _path

@@ -2,15 +2,22 @@
 search-seconds (core-seconds) in the job store the web processes share (SQLite or Redis).
 
 A search costs `time_ms / 1000` for each part of a time budget, or its iterations at
-`admission_iterations_per_s`. Synchronous searches count while they run; an async job counts from
-its acceptance until it finishes, fails, is cancelled or expires (`JobStore.update` releases it).
-Past a limit: 429 with Retry-After, its `error` naming the limit (`sync_client_limit`,
-`sync_total_limit`, `async_client_limit`, `async_total_limit`)."""
+`admission_iterations_per_s`. A synchronous search counts from its admission, while it waits for
+its process and while it runs, so a client's waiting requests count against it as its running
+ones do; an async job counts from its acceptance until it finishes, fails, is cancelled or expires
+(`JobStore.update` releases it). Past a limit: 429 with Retry-After, its `error` naming the limit
+(`sync_client_limit`, `sync_total_limit`, `async_client_limit`, `async_total_limit`).
+
+A synchronous search costing more than SHARED_MAX_S has its process to itself: one such search runs
+at a time in a process (a search holds the GIL, letting go of it every few ms: two would each get
+half a core), the others wait for it. A cheaper one, and every request that does not search (health,
+metrics, a job's status), runs beside it at once."""
 
 from __future__ import annotations
 
 import logging
 import math
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +29,10 @@ from .jobs import JobManager, StoreUnavailable
 from .search import SearchSpec, plan
 
 log = logging.getLogger("kashgar.service")
+
+#: Search-seconds above which a synchronous search waits for its process to itself.
+SHARED_MAX_S = 0.05
+_exclusive = threading.Lock()  # held by this process's one running search over SHARED_MAX_S
 
 
 def cost_seconds(spec: SearchSpec, settings: Settings) -> float:
@@ -70,16 +81,35 @@ def sync_search(manager: JobManager, client: Client, cost: float, web_workers: i
                                   ttl)
     except StoreUnavailable as exc:
         log.warning("synchronous search not counted: %s", exc)
-        yield
+        with _process(cost, settings):
+            yield
         return
     if out is not None:
         which, held = out
         limit = client.sync_seconds if which == "client" else settings.sync_total_seconds
         raise _denied("sync", which, held, cost, limit, web_workers)
     try:
-        yield
+        with _process(cost, settings):
+            yield
     finally:
         try:
             manager.store.release(token)
         except StoreUnavailable as exc:  # it expires after ttl
             log.warning("synchronous search not released: %s", exc)
+
+
+@contextmanager
+def _process(cost: float, settings: Settings) -> Iterator[None]:
+    """The process to itself for a search over SHARED_MAX_S (waiting at most the synchronous
+    timeout, else 503 with Retry-After); nothing for a cheaper one."""
+    if cost <= SHARED_MAX_S:
+        yield
+        return
+    wait_s = settings.sync_timeout_ms / 1000.0
+    if not _exclusive.acquire(timeout=wait_s):
+        raise APIError(503, "busy", f"this process's searches did not leave it free within {wait_s:g} s; "
+                       "retry, or ask for a job (mode async)", "", headers={"Retry-After": str(max(1, math.ceil(cost)))})
+    try:
+        yield
+    finally:
+        _exclusive.release()

@@ -56,6 +56,9 @@ class Settings:
     max_body_bytes: int = 1_048_576
     #: Seconds each read or write of a client's socket may take (gunicorn worker; 408 for a body).
     client_timeout_s: float = 10.0
+    #: Connections one client address may have in a web process's threads at once (read or served;
+    #: the next is answered 429 and closed); 0: no bound. Off behind trusted proxies (one address).
+    client_connections: int = 8
     #: Log level and whether logs are JSON lines.
     log_level: str = "INFO"
     log_json: bool = True
@@ -160,7 +163,7 @@ def health_bind(environ: Mapping[str, str]) -> tuple[str, int] | None:
 MINIMUM: dict[str, float] = {"heartbeat_timeout": 0.1, "heartbeat_interval": 0.01, "client_timeout_s": 0.1,
                              "redis_timeout": 0.01, "table_pause_ms": 0, "sync_client_seconds": 0,
                              "sync_total_seconds": 0, "async_client_seconds": 0, "async_total_seconds": 0,
-                             "trusted_proxies": 0}
+                             "trusted_proxies": 0, "client_connections": 0}
 
 
 def _convert(name: str, type_name: Any, raw: str) -> Any:

@@ -1,14 +1,17 @@
 """The gunicorn worker of `kashgar serve`: gunicorn's threaded worker (gthread) with a deadline on
-the whole request, and one request in the app at a time per process.
+the whole request.
 
 Threads read the clients' sockets; a request enters the app only once its head and body have
-arrived, and then under a process-wide lock, so a search still has its process to itself (a search
-holds the GIL for most of its budget: two in one process would each get half a core). A client
-that trickles its request holds one thread, not the process: its request must have arrived
-`KASHGAR_CLIENT_TIMEOUT_S` (default 10 s) after its first byte, or it is answered 408 and the
-connection closed. Each write to a client has that long too. Up to `threads` (32) slow clients a
-process leave the others unaffected; past that a buffering proxy in front is what protects the
-server (`deploy/nginx.conf`, docs/service.md).
+arrived. In the app, requests of a process run side by side: a search lets go of the GIL every few
+ms, so a health probe, a job's status or a short search is answered while a long search runs; a
+synchronous search long enough to need the core waits for its process to itself
+(`service.admission`). A client that trickles its request holds one thread, not the process: its
+request must have arrived `KASHGAR_CLIENT_TIMEOUT_S` (default 10 s) after its first byte, or it is
+answered 408 and the connection closed. Each write to a client has that long too. One client
+address holds at most `KASHGAR_CLIENT_CONNECTIONS` of a process's connections at once (the next
+are answered 429 and closed), so slow clients from one address leave the threads to the others;
+many addresses at once are what a buffering proxy in front protects the server from
+(`deploy/nginx.conf`, docs/service.md).
 
 It also answers the errors gunicorn raises itself, before the app sees the request (a request
 line over 4094 bytes: 414; too many or too large headers: 431; a bad Content-Length: 400), with
@@ -136,12 +139,14 @@ class _Stalled(io.RawIOBase):
 
 class WholeRequests:
     """WSGI middleware: the body is read (to the app's MAX_CONTENT_LENGTH and one byte more, so
-    that the app sees a body over it) before the request takes the process's lock and enters the
-    app. While it is in the app, the worker's heartbeat file names it (`timeout_log_filter`)."""
+    that the app sees a body over it) before the request enters the app. While requests are in the
+    app, the worker's heartbeat file names the one that entered first (`timeout_log_filter`)."""
 
     def __init__(self, app: Any, record: Callable[[str], None]) -> None:
         self.app = app
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # guards `inside`
+        self.inside: dict[int, str] = {}  # the requests in the app, by arrival
+        self.arrivals = 0
         self.record = record
         config = getattr(app, "config", {})
         self.limit: int | None = config.get("MAX_CONTENT_LENGTH")
@@ -171,11 +176,16 @@ class WholeRequests:
         client = environ.get("REMOTE_ADDR", "")
         what = f"{environ.get('REQUEST_METHOD', '')} {environ.get('PATH_INFO', '')} from {client}"
         with self.lock:
-            self.record(f"{time.time():.3f} {what}")
-            try:
-                return self.app(environ, start_response)  # type: ignore[no-any-return]
-            finally:
-                self.record("")
+            self.arrivals += 1
+            key = self.arrivals
+            self.inside[key] = f"{time.time():.3f} {what}"
+            self.record(self.inside[min(self.inside)])
+        try:
+            return self.app(environ, start_response)  # type: ignore[no-any-return]
+        finally:
+            with self.lock:
+                del self.inside[key]
+                self.record(self.inside[min(self.inside)] if self.inside else "")
 
 
 class _SlowClientFilter(logging.Filter):
@@ -194,7 +204,7 @@ class _SlowClientFilter(logging.Filter):
         return True
 
 
-def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
+def write_json_error(sock: Any, status: int, reason: str, message: str, headers: str = "") -> None:
     """gunicorn's `util.write_error`, writing the service's error body (`service.errors`) with a
     fresh request id, in the body and `X-Request-ID` as every answer of the app has, and logged on
     the access log (the request was not read far enough to take the caller's own id; gunicorn also
@@ -209,7 +219,7 @@ def write_json_error(sock: Any, status: int, reason: str, message: str) -> None:
         extra={"status": status, "error": code, "request_id": rid},
     )
     head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
-            f"X-Request-ID: {rid}\r\nContent-Length: {len(data)}\r\n\r\n").encode("latin-1")
+            f"X-Request-ID: {rid}\r\n{headers}Content-Length: {len(data)}\r\n\r\n").encode("latin-1")
     gunicorn.util.write_nonblock(sock, head + data)
 
 
@@ -218,6 +228,9 @@ class DeadlineThreadWorker(ThreadWorker):
 
     def init_process(self) -> None:
         self.client_timeout = client_timeout_s()
+        settings = Settings.from_env()
+        self.per_client = 0 if settings.trusted_proxies else settings.client_connections
+        self.held: dict[str, int] = {}  # connections in threads, by client address (main thread only)
         self.log.error_log.addFilter(_SlowClientFilter())
         # gunicorn's workers call `util.write_error` for the errors they answer themselves; in this
         # worker process it writes JSON.
@@ -243,7 +256,38 @@ class DeadlineThreadWorker(ThreadWorker):
     def enqueue_req(self, conn: Any) -> None:
         if not isinstance(conn.sock, DeadlineSocket):
             conn.sock = DeadlineSocket(conn.sock, self.client_timeout)
+        addr = _address(conn.client)
+        if self.per_client and self.held.get(addr, 0) >= self.per_client:
+            self.refuse(conn, addr)
+            return
+        self.held[addr] = self.held.get(addr, 0) + 1
         super().enqueue_req(conn)
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        addr = _address(conn.client)
+        left = self.held.get(addr, 0) - 1
+        if left > 0:
+            self.held[addr] = left
+        else:
+            self.held.pop(addr, None)
+        super().finish_request(conn, fs)
+
+    def refuse(self, conn: Any, addr: str) -> None:
+        """429 and close: `addr` already has `per_client` connections in this process's threads."""
+        log.warning("a client holds %s connections of this process (KASHGAR_CLIENT_CONNECTIONS): 429, connection "
+                    "closed", self.per_client, extra={"client": addr, "status": 429})
+        try:
+            conn.sock.setblocking(False)
+            write_json_error(conn.sock, 429, "Too Many Requests",
+                             f"this address has {self.per_client} connections in this server's threads already "
+                             "(KASHGAR_CLIENT_CONNECTIONS): wait for their answers", headers="Retry-After: 1\r\n")
+            for _ in range(16):  # what it sent already is read, so that closing sends no reset before the 429
+                if not conn.sock.recv(65536):
+                    break
+        except OSError:
+            pass
+        self.nr_conns -= 1
+        conn.close()
 
     def handle(self, conn: Any) -> Any:
         sock: DeadlineSocket = conn.sock
@@ -267,6 +311,11 @@ class DeadlineThreadWorker(ThreadWorker):
         if self.serving:
             self.log.error("worker timeout: %s", describe(self.serving))
         super().handle_abort(sig, frame)
+
+
+def _address(addr: Any) -> str:
+    """A client's address without its port (a unix socket's peer: "")."""
+    return str(addr[0]) if isinstance(addr, tuple) and addr else ""
 
 
 def _client(addr: Any) -> str:

@@ -32,8 +32,9 @@ def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
         yield g
 
 
-def connect(web: Gunicorn) -> socket.socket:
-    return socket.create_connection(("127.0.0.1", web.port), timeout=30)
+def connect(web: Gunicorn, source: str = "127.0.0.1") -> socket.socket:
+    """A connection to `web` from the loopback address `source` (127.0.0.0/8: a client of its own)."""
+    return socket.create_connection(("127.0.0.1", web.port), timeout=30, source_address=(source, 0))
 
 
 def response(sock: socket.socket) -> tuple[int, dict[str, object], dict[str, str]]:
@@ -117,13 +118,14 @@ def test_a_stalled_request_head_is_408_and_the_server_answers_others(web: Gunico
 
 class Trickle:
     """Connections that each send one byte of a request every `every` seconds, head and body
-    never done: half of them in the head, half in the body (a length of 10 KB)."""
+    never done: half of them in the head, half in the body (a length of 10 KB). Each comes from an
+    address of its own (127.0.1.x), as `count` clients would."""
 
     def __init__(self, web: Gunicorn, count: int, every: float) -> None:
         head = b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
         self.requests = [head + (b"Content-Length: 10000\r\n\r\n{" if i % 2 else b"X-Slow: ") + b" " * 1000
                          for i in range(count)]
-        self.socks = [connect(web) for _ in range(count)]
+        self.socks = [connect(web, f"127.0.1.{i + 1}") for i in range(count)]
         self.first_byte = [0.0] * count
         self.every = every
         self.stop = threading.Event()
