@@ -108,7 +108,8 @@ def _process(cost: float, settings: Settings) -> Iterator[None]:
     wait_s = settings.sync_timeout_ms / 1000.0
     if not _exclusive.acquire(timeout=wait_s):
         raise APIError(503, "busy", f"this process's searches did not leave it free within {wait_s:g} s; "
-                       "retry, or ask for a job (mode async)", "", headers={"Retry-After": str(max(1, math.ceil(cost)))})
+                       "retry, or ask for a job (mode async)", "",
+                       headers={"Retry-After": str(max(1, math.ceil(cost)))})
     try:
         yield
     finally:
