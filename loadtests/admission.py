@@ -3,8 +3,9 @@
 
 - flood: client A sends `--flood` copies of `{"time_ms": 600000, "parallel": 16, "mode": "async"}`
   (9,600 search-seconds each): how many are accepted (202) and refused (429);
-- backlog: A queues `--backlog` one-part jobs of 1 s, then client B one 100-iteration job: how
-  long B waits for its answer (and how many of A's jobs finished meanwhile);
+- backlog: A queues `--backlog` one-part jobs of `--part-s` seconds (1), then client B one
+  100-iteration job: how long B waits for its answer (and how many of A's jobs finished
+  meanwhile); A's jobs still running are cancelled after;
 - cancel (Redis): A queues `--cancel-jobs` more jobs of 1 s and cancels every job it has: how
   many parts still wait in Redis right after, and how long a new job of B then takes;
 - restarts (embedded): a 3 s job, and `kashgar serve` stopped (SIGTERM) and started again twice
@@ -16,6 +17,7 @@ capped at `--wait-s`).
 
     python -m loadtests.admission                     # embedded queue
     python -m loadtests.admission --backend redis
+    python -m loadtests.admission --flood 0 --backlog 6 --part-s 600   # B behind A's allowance of 600 s parts
 """
 
 from __future__ import annotations
@@ -79,8 +81,8 @@ def flood(base: str, state: dict[str, Any], n: int) -> dict[str, Any]:
     return {"sent": n, "answers": codes, "seconds": round(time.monotonic() - t0, 1), "urls": urls}
 
 
-def backlog(base: str, state: dict[str, Any], n: int, wait_s: float) -> dict[str, Any]:
-    job = {"state": state, "time_ms": 1000, "parallel": 1, "mode": "async"}
+def backlog(base: str, state: dict[str, Any], n: int, wait_s: float, part_s: float = 1.0) -> dict[str, Any]:
+    job = {"state": state, "time_ms": int(part_s * 1000), "parallel": 1, "mode": "async"}
     urls: list[str] = []
     codes: dict[str, int] = {}
     for _ in range(n):
@@ -97,6 +99,9 @@ def backlog(base: str, state: dict[str, Any], n: int, wait_s: float) -> dict[str
         if isinstance(j, dict) and j.get("status") == "finished" and done is not None and j["finished_at"] > done[
                 "created_at"] and j["finished_at"] < done["finished_at"]:
             finished_meanwhile += 1
+    if part_s > 1.0:  # A's long jobs would hold the server for what follows
+        for u in urls:
+            call("DELETE", base + u, None, "10.9.0.1")
     return {"backlog_answers": codes, "b_status": status,
             "b_seconds": round(waited, 2), "b_job": done["status"] if done else f"not done after {wait_s:.0f} s",
             "a_jobs_finished_while_b_waited": finished_meanwhile, "urls": urls}
@@ -159,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--backend", choices=("embedded", "redis"), default="embedded")
     ap.add_argument("--flood", type=int, default=None, help="big requests sent (default 1000 embedded, 500 Redis)")
-    ap.add_argument("--backlog", type=int, default=20, help="1 s jobs A queues before B's")
+    ap.add_argument("--backlog", type=int, default=20, help="jobs A queues before B's")
+    ap.add_argument("--part-s", type=float, default=1.0, help="seconds of each of A's backlog jobs")
     ap.add_argument("--cancel-jobs", type=int, default=500, help="1 s jobs A queues, then cancels (Redis)")
     ap.add_argument("--wait-s", type=float, default=60.0, help="longest wait for B's job")
     ap.add_argument("--json", default=None, help="write the figures here too")
@@ -174,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
             for u in f.pop("urls"):  # a server that took them is freed for what follows
                 call("DELETE", web.url + u, None, "10.9.0.1")
             out["flood"] = f
-            b = backlog(web.url, state, args.backlog, args.wait_s)
+            b = backlog(web.url, state, args.backlog, args.wait_s, args.part_s)
             b.pop("urls")
             out["backlog"] = b
         out["restarts"] = restarts(state, logs)
@@ -183,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             f = flood(web.url, state, n)
             big = f.pop("urls")
             out["flood"] = f
-            b = backlog(web.url, state, args.backlog, args.wait_s)
+            b = backlog(web.url, state, args.backlog, args.wait_s, args.part_s)
             out["backlog"] = {k: v for k, v in b.items() if k != "urls"}
             out["cancel"] = cancel_all(web.url, state, big + b["urls"], redis_server.url, args.wait_s,
                                        args.cancel_jobs)

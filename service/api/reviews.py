@@ -43,7 +43,8 @@ def create_review() -> tuple[Response, int, dict[str, str]]:
     client = clients.current()
     cost = cost_seconds(spec)
     rec = manager().submit_parts(spec.to_dict(), spec.parts, request_id(), client.id,
-                                 admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost))
+                                 admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost),
+                                 cost=cost)
     metrics.get().searches.labels("review", spec.level).inc()
     url = url_for("jobs.get_job", job_id=rec["id"])
     body = {"job_id": rec["id"], "status": "queued", "status_url": url, "parts": spec.parts,

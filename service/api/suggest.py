@@ -148,7 +148,8 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         return jsonify(body), 200
     client = clients.current()
     rec = manager().submit(  # StoreUnavailable -> 503, past a limit -> 429
-        spec, request_id(), client.id, admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost))
+        spec, request_id(), client.id, admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost),
+        cost=cost)
     m.searches.labels("async", label).inc()
     url = url_for("jobs.get_job", job_id=rec["id"])
     body = {

@@ -14,7 +14,7 @@ from typing import Any
 from .. import search
 from ..config import Settings
 from . import runner
-from .model import JobStatus, Record, all_parts_done, job_status, new_record
+from .model import JobStatus, Record, all_parts_done, job_status, new_record, part_cost
 from .queue import EmbeddedQueue, JobQueue, RQQueue, redis_connection
 from .store import JobStore, RedisStore, SqliteStore
 
@@ -41,16 +41,17 @@ class JobManager:
         return self.settings.job_ttl
 
     def submit(self, spec: search.SearchSpec, request_id: str | None = None, client: str = "",
-               admit: Callable[[str], None] | None = None) -> Record:
+               admit: Callable[[str], None] | None = None, cost: float | None = None) -> Record:
         """A new search job of `client` (whose parts take turns with other clients'); `admit(job_id)`
-        first counts its cost (`service.admission`, which raises past a limit)."""
-        return self.submit_parts(spec.to_dict(), len(search.plan(spec)), request_id, client, admit)
+        first counts its `cost` in search-seconds (`service.admission`, which raises past a limit)."""
+        return self.submit_parts(spec.to_dict(), len(search.plan(spec)), request_id, client, admit, cost)
 
     def submit_parts(self, spec: dict[str, Any], parts: int, request_id: str | None = None, client: str = "",
-                     admit: Callable[[str], None] | None = None) -> Record:
-        """A new job of any kind (`service.jobs.kinds`, named by `spec["kind"]`) in `parts` parts."""
+                     admit: Callable[[str], None] | None = None, cost: float | None = None) -> Record:
+        """A new job of any kind (`service.jobs.kinds`, named by `spec["kind"]`) in `parts` parts;
+        `cost`: its search-seconds (a queue runs short parts on a lane of their own; None: long)."""
         job_id = uuid.uuid4().hex
-        rec = new_record(job_id, spec, parts, self.store.now(), request_id, self.queue.owner(), client)
+        rec = new_record(job_id, spec, parts, self.store.now(), request_id, self.queue.owner(), client, cost)
         if admit is not None:
             admit(job_id)
         try:
@@ -59,7 +60,7 @@ class JobManager:
             self.store.release(job_id)
             raise
         for index in range(parts):
-            self.queue.enqueue(job_id, index, 1, self._timeout(spec), client)
+            self.queue.enqueue(job_id, index, 1, self._timeout(spec), client, cost=part_cost(rec))
         log.info("job submitted", extra={"job_id": job_id, "parts": parts, "request_id": request_id})
         return rec
 
@@ -174,7 +175,7 @@ class JobManager:
             log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
             self.store.incr_stat("parts_retried")
             self.queue.enqueue(rec["id"], index, attempt, self._timeout(rec["spec"]), rec.get("client", ""),
-                               int(rec["parts"][index].get("handbacks", 0)))
+                               int(rec["parts"][index].get("handbacks", 0)), cost=part_cost(rec))
         return rec
 
     def start_reaper(self) -> None:

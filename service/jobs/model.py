@@ -31,11 +31,12 @@ Record = dict[str, Any]
 
 def new_record(
     job_id: str, spec: dict[str, Any], n_parts: int, now: float, request_id: str | None, owner: str | None,
-    client: str = "",
+    client: str = "", cost: float | None = None,
 ) -> Record:
     return {
         "id": job_id,
         "client": client,
+        "cost": cost,
         "created_at": now,
         "request_id": request_id,
         "spec": spec,
@@ -107,3 +108,13 @@ def progress(rec: Record) -> dict[str, Any]:
         total = int(rec["result"].get("iterations", total))
     done = sum(1 for p in rec["parts"] if p["status"] in TERMINAL)
     return {"iterations": total, "best": best_text, "parts_total": len(rec["parts"]), "parts_done": done}
+
+
+#: The search-seconds of a part of a job recorded without its cost: as long as any.
+UNKNOWN_PART_COST = 1e12
+
+
+def part_cost(rec: Record) -> float:
+    """The search-seconds of one of the job's parts: its cost shared equally among them."""
+    cost = rec.get("cost")
+    return UNKNOWN_PART_COST if cost is None else float(cost) / max(1, len(rec["parts"]))

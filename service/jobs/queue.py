@@ -14,7 +14,7 @@ from typing import Any
 
 from ..config import Settings
 from . import runner
-from .model import Record
+from .model import Record, part_cost
 from .store import SqliteStore, StoreUnavailable
 
 log = logging.getLogger("kashgar.jobs")
@@ -28,9 +28,9 @@ class JobQueue(ABC):
 
     @abstractmethod
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
-                handbacks: int = 0) -> None:
+                handbacks: int = 0, cost: float | None = None) -> None:
         """Queue part `index` (attempt `attempt`, handed back `handbacks` times) of `client`'s job;
-        the parts of different clients take turns."""
+        the parts of different clients take turns. `cost`: the part's search-seconds (None: long)."""
 
     def remove(self, job_id: str, parts: list[tuple[int, int, int]], client: str = "") -> None:
         """Take the parts `(index, attempt, handbacks)` of a cancelled job out of the queue at once."""
@@ -65,13 +65,17 @@ class JobQueue(ABC):
 
 class EmbeddedQueue(JobQueue):
     """Threads of every web process that shares the SQLite job store, taking parts from its
-    `queue` table, the clients in turn (`SqliteStore.queue_take`). Waiting parts are in the file:
+    `queue` table, the clients in turn (`SqliteStore.queue_take`): `embedded_threads` that take any
+    part, and one more, the express lane, that takes only parts of at most EXPRESS_MAX_S
+    search-seconds, so that a short job waits for no long one (both share the core: a search
+    lets other threads run every few ms). Waiting parts are in the file:
     they outlive the processes, and a restarted server runs them. On shutdown (`stop`) a running
     part goes back to the table with its attempt; a process that dies unannounced leaves its
     parts `started`, and the reaper (`JobManager.start_reaper`) runs them again, an attempt used."""
 
     backend = "embedded"
     POLL_S = 0.2  # how often an idle thread looks for parts other processes queued
+    EXPRESS_MAX_S = 5.0  # the longest part the express lane takes, in search-seconds
 
     def __init__(self, store: SqliteStore, settings: Settings) -> None:
         self.store = store
@@ -95,8 +99,11 @@ class EmbeddedQueue(JobQueue):
             if self._stopping.is_set():
                 return
             self._threads = [t for t in self._threads if t.is_alive()]
-            while len(self._threads) < max(1, self.settings.embedded_threads):
-                t = threading.Thread(target=self._loop, name=f"kashgar-embedded-{len(self._threads)}", daemon=True)
+            while len(self._threads) < max(1, self.settings.embedded_threads) + 1:
+                express = not any(t.name == "kashgar-embedded-express" for t in self._threads)
+                name = "kashgar-embedded-express" if express else f"kashgar-embedded-{len(self._threads)}"
+                t = threading.Thread(target=self._loop, args=(self.EXPRESS_MAX_S if express else None,), name=name,
+                                     daemon=True)
                 t.start()
                 self._threads.append(t)
 
@@ -108,13 +115,15 @@ class EmbeddedQueue(JobQueue):
         for t in list(self._threads):
             t.join(max(0.0, deadline - time.monotonic()))
 
-    def _loop(self) -> None:
+    def _loop(self, max_cost: float | None) -> None:
+        """Take parts (of at most `max_cost` search-seconds; None: any) and run them, until stopped."""
         worker = runner.process_id()
         while not self._stopping.is_set():
             with self._lock:  # busy from before the take: a part is never out of the table and not yet busy
                 self._busy += 1
             try:
-                got = self.store.queue_take(lambda rec, i, a: runner.claim(rec, i, a, worker, self.store.now()))
+                got = self.store.queue_take(lambda rec, i, a: runner.claim(rec, i, a, worker, self.store.now()),
+                                            max_cost)
             except Exception as exc:  # noqa: BLE001 - the thread must survive a locked or failing store
                 log.warning("embedded queue: %s", exc)
                 got = None
@@ -137,13 +146,13 @@ class EmbeddedQueue(JobQueue):
 
     def _requeue_for(self, job_id: str, rec: Record) -> runner.Requeue:
         def requeue(index: int, attempt: int, handbacks: int) -> None:
-            self.store.queue_put(job_id, index, attempt, handbacks, rec.get("client", ""))
+            self.store.queue_put(job_id, index, attempt, handbacks, rec.get("client", ""), part_cost(rec))
 
         return requeue
 
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
-                handbacks: int = 0) -> None:
-        self.store.queue_put(job_id, index, attempt, handbacks, client)
+                handbacks: int = 0, cost: float | None = None) -> None:
+        self.store.queue_put(job_id, index, attempt, handbacks, client, cost)
         self.start()
         self._wake.set()
 
@@ -228,7 +237,7 @@ class RQQueue(JobQueue):
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
 
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
-                handbacks: int = 0) -> None:
+                handbacks: int = 0, cost: float | None = None) -> None:
         entry = self.entry(job_id, index, attempt, handbacks)
 
         def go() -> None:

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .model import TERMINAL, JobStatus, Record, job_status
+from .model import TERMINAL, UNKNOWN_PART_COST, JobStatus, Record, job_status
 
 T = TypeVar("T")
 
@@ -268,6 +268,8 @@ class SqliteStore(JobStore):
                 "CREATE TABLE IF NOT EXISTS queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, "
                 "idx INTEGER NOT NULL, attempt INTEGER NOT NULL, handbacks INTEGER NOT NULL, client TEXT NOT NULL)"
             )
+            if "cost" not in [row[1] for row in db.execute("PRAGMA table_info(queue)")]:  # a file made before it
+                db.execute(f"ALTER TABLE queue ADD COLUMN cost REAL NOT NULL DEFAULT {UNKNOWN_PART_COST}")
             db.execute("CREATE INDEX IF NOT EXISTS queue_job ON queue (job_id)")
             db.execute("CREATE INDEX IF NOT EXISTS queue_client ON queue (client, seq)")
             db.execute("CREATE TABLE IF NOT EXISTS turns (client TEXT PRIMARY KEY, turn INTEGER NOT NULL)")
@@ -348,21 +350,26 @@ class SqliteStore(JobStore):
 
     # ------------------------------------------------------------------ the embedded queue
 
-    def queue_put(self, job_id: str, index: int, attempt: int, handbacks: int, client: str) -> None:
+    def queue_put(self, job_id: str, index: int, attempt: int, handbacks: int, client: str,
+                  cost: float | None = None) -> None:
+        """Queue a part of `cost` search-seconds (None: as long as any)."""
         with self._tx() as db:
-            db.execute("INSERT INTO queue (job_id, idx, attempt, handbacks, client) VALUES (?, ?, ?, ?, ?)",
-                       (job_id, index, attempt, handbacks, client))
+            db.execute("INSERT INTO queue (job_id, idx, attempt, handbacks, client, cost) VALUES (?, ?, ?, ?, ?, ?)",
+                       (job_id, index, attempt, handbacks, client, UNKNOWN_PART_COST if cost is None else cost))
 
-    def queue_take(self, claim: Callable[[Record, int, int], T]) -> tuple[str, int, int, T, Record] | None:
-        """Take the next part, the clients in turn (the one served longest ago first, a new one
-        before all; each client's parts in order), and `claim(record, index, attempt)` it in the
-        same transaction: a part is either waiting here or claimed, never neither."""
-        if self._db().execute("SELECT 1 FROM queue LIMIT 1").fetchone() is None:
+    def queue_take(self, claim: Callable[[Record, int, int], T],
+                   max_cost: float | None = None) -> tuple[str, int, int, T, Record] | None:
+        """Take the next part (of at most `max_cost` search-seconds; None: any), the clients in turn
+        (the one served longest ago first, a new one before all; each client's parts in order), and
+        `claim(record, index, attempt)` it in the same transaction: a part is either waiting here
+        or claimed, never neither."""
+        limit = UNKNOWN_PART_COST * 2 if max_cost is None else max_cost
+        if self._db().execute("SELECT 1 FROM queue WHERE cost <= ? LIMIT 1", (limit,)).fetchone() is None:
             return None  # nothing waits: no write lock taken
         with self._tx() as db:
             row = db.execute(
                 "SELECT q.seq, q.job_id, q.idx, q.attempt, q.client FROM queue q LEFT JOIN turns t "
-                "ON t.client = q.client ORDER BY COALESCE(t.turn, 0), q.seq LIMIT 1"
+                "ON t.client = q.client WHERE q.cost <= ? ORDER BY COALESCE(t.turn, 0), q.seq LIMIT 1", (limit,)
             ).fetchone()
             if row is None:
                 return None

@@ -60,7 +60,7 @@ def test_embedded_store_reaps_parts_of_a_dead_process(
 
     class NoRun(EmbeddedQueue):
         def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
-                    client: str = "") -> None:
+                    client: str = "", handbacks: int = 0, cost: float | None = None) -> None:
             return None
 
         def owner(self) -> str | None:
@@ -92,11 +92,11 @@ def test_embedded_a_part_whose_claim_failed_runs_again(
     real = store.queue_take
     calls: list[int] = []
 
-    def busy_once(claim: Any) -> Any:
+    def busy_once(claim: Any, max_cost: float | None = None) -> Any:
         calls.append(1)
         if len(calls) == 1:
             raise StoreUnavailable("job database busy: database is locked")
-        return real(claim)
+        return real(claim, max_cost)
 
     monkeypatch.setattr(store, "queue_take", busy_once)
     manager.start_reaper()
@@ -136,7 +136,7 @@ def test_embedded_reaper_runs_the_parts_of_a_dead_process_without_a_poll(
 
     class Dead(EmbeddedQueue):
         def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None,
-                    client: str = "") -> None:
+                    client: str = "", handbacks: int = 0, cost: float | None = None) -> None:
             return None
 
         def owner(self) -> str | None:
@@ -210,6 +210,36 @@ def test_embedded_progress_then_cancel(
     assert seen["parts"][0]["status"] == "cancelled", seen["parts"][0]
     assert seen["result"] is not None and seen["result"]["partial"] is True
     assert seen["result"]["iterations"] < 5_000_000
+
+
+def test_a_short_job_runs_on_the_express_lane_beside_long_parts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, state: dict[str, Any]
+) -> None:
+    """Client A's long parts hold the queue's thread (and wait behind it); client B's short job
+    runs at once on the express lane, which never takes a long part, and finishes within seconds."""
+    monkeypatch.setenv("KASHGAR_HEARTBEAT_TIMEOUT", "15")
+    s = Settings.from_env()
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    queue = EmbeddedQueue(store, s)
+    manager = JobManager(store, queue, s)
+    long = search.SearchSpec(state=state, level=None, iterations=None, time_ms=60_000, seed=9, parallel=1)
+    long_jobs = [manager.submit(long, None, client="a", cost=60.0) for _ in range(2)]
+    wait_until(lambda: (manager.get(long_jobs[0]["id"]) or {})["parts"][0]["status"] == "started", 30,
+               what="A's first part started")
+    t0 = time.monotonic()
+    short = manager.submit(spec_of(state, iterations=100, parallel=1), None, client="b", cost=0.005)
+    wait_until(lambda: job_status(manager.get(short["id"]) or short) == JobStatus.FINISHED, 30, interval=0.02,
+               what="B's job finished")
+    took = time.monotonic() - t0
+    a = [manager.get(j["id"]) or {} for j in long_jobs]
+    try:
+        assert took < 5.0, took
+        # A's second part still waits: the express lane does not take a long part
+        assert [r["parts"][0]["status"] for r in a] == ["started", "queued"], a
+    finally:
+        for j in long_jobs:
+            manager.cancel(j["id"])
+        queue.stop()
 
 
 def test_settings_from_env() -> None:
