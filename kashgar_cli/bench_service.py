@@ -262,7 +262,8 @@ def run(args: argparse.Namespace) -> int:
     server = None
     url = args.url
     if url is None:
-        env = {"KASHGAR_LOG_LEVEL": "WARNING"}
+        # one load generator, one address: its many connections are the load, not one client's abuse
+        env = {"KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_CLIENT_CONNECTIONS": "0"}
         server = Gunicorn(env=env, workers=workers).start()
         url = server.url
     try:

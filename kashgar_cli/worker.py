@@ -22,6 +22,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--queue", default=None, help="queue name (default: KASHGAR_QUEUE_NAME or 'kashgar')")
     p.add_argument("--name", default=None, help="worker name (default: host and pid)")
     p.add_argument("--burst", action="store_true", help="exit when the queue is empty")
+    p.add_argument("--express", action="store_true",
+                   help="take only short parts (the express queue: at most 5 search-seconds), so that a short "
+                        "job never waits behind long ones; run one or more beside the others")
     p.add_argument(
         "--simple", action="store_true", help="run jobs in the worker process itself (rq SimpleWorker; no fork per job)"
     )
@@ -56,4 +59,4 @@ def run(args: argparse.Namespace) -> int:
         os.environ["KASHGAR_QUEUE_NAME"] = args.queue
     logs.configure(settings.log_level, settings.log_json)
     return run_worker(settings, name=args.name, burst=args.burst, simple=args.simple, reaper=not args.no_reaper,
-                      reconnect_timeout=args.reconnect_timeout)
+                      reconnect_timeout=args.reconnect_timeout, express=args.express)

@@ -340,13 +340,17 @@ class Worker:
 
 @contextlib.contextmanager
 def stack(
-    workers: int = 1, web_workers: int = 2, env: Mapping[str, str] | None = None, log_dir: str | None = None
+    workers: int = 1, web_workers: int = 2, env: Mapping[str, str] | None = None, log_dir: str | None = None,
+    express_workers: int = 0,
 ) -> Iterator[tuple[RedisServer, Gunicorn, list[Worker]]]:
-    """redis-server + gunicorn (Redis mode) + `workers` RQ workers."""
+    """redis-server + gunicorn (Redis mode) + `workers` RQ workers (and `express_workers` more
+    with `--express`, listed after them)."""
     with RedisServer(log_dir=log_dir) as redis_server:
         full_env = dict(env or {})
         full_env["KASHGAR_REDIS_URL"] = redis_server.url
         ws = [Worker(redis_server.url, env=full_env, log_dir=log_dir).start() for _ in range(workers)]
+        ws += [Worker(redis_server.url, env=full_env, log_dir=log_dir, extra_args=["--express"]).start()
+               for _ in range(express_workers)]
         try:
             with Gunicorn(env=full_env, workers=web_workers, log_dir=log_dir) as web:
                 yield redis_server, web, ws

@@ -1,5 +1,6 @@
 """One careless or hostile client against the real stack (gunicorn from `kashgar serve`, and with
-`--backend redis` a `redis-server` and one `kashgar worker`), measured from outside:
+`--backend redis` a `redis-server`, one `kashgar worker` and `--express-workers` (1) `kashgar worker
+--express`), measured from outside:
 
 - flood: client A sends `--flood` copies of `{"time_ms": 600000, "parallel": 16, "mode": "async"}`
   (9,600 search-seconds each): how many are accepted (202) and refused (429);
@@ -111,7 +112,8 @@ def redis_depth(url: str) -> int:
     import redis
 
     conn = redis.Redis.from_url(url)
-    return int(conn.llen("rq:queue:kashgar")) + int(conn.hlen("kashgar:fair:parts"))
+    return (int(conn.llen("rq:queue:kashgar")) + int(conn.llen("rq:queue:kashgar-express"))
+            + int(conn.hlen("kashgar:fair:parts")))
 
 
 def cancel_all(base: str, state: dict[str, Any], urls: list[str], redis_url: str, wait_s: float,
@@ -166,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flood", type=int, default=None, help="big requests sent (default 1000 embedded, 500 Redis)")
     ap.add_argument("--backlog", type=int, default=20, help="jobs A queues before B's")
     ap.add_argument("--part-s", type=float, default=1.0, help="seconds of each of A's backlog jobs")
+    ap.add_argument("--express-workers", type=int, default=1, help="`kashgar worker --express` beside the one (Redis)")
     ap.add_argument("--cancel-jobs", type=int, default=500, help="1 s jobs A queues, then cancels (Redis)")
     ap.add_argument("--wait-s", type=float, default=60.0, help="longest wait for B's job")
     ap.add_argument("--json", default=None, help="write the figures here too")
@@ -185,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
             out["backlog"] = b
         out["restarts"] = restarts(state, logs)
     else:
-        with stack(workers=1, web_workers=2, env=ENV, log_dir=logs) as (redis_server, web, _):
+        with stack(workers=1, web_workers=2, env=ENV, log_dir=logs, express_workers=args.express_workers) as (
+                redis_server, web, _):
             f = flood(web.url, state, n)
             big = f.pop("urls")
             out["flood"] = f

@@ -33,6 +33,8 @@ STACK_ENV: dict[str, str] = {
     "KASHGAR_MAX_ATTEMPTS": "2",
     "KASHGAR_REDIS_TIMEOUT": "2.0",
     "KASHGAR_LOG_LEVEL": "WARNING",
+    # the load generator is one address: its many connections are the load, not one client's abuse
+    "KASHGAR_CLIENT_CONNECTIONS": "0",
 }
 
 

@@ -112,6 +112,9 @@ def progress(rec: Record) -> dict[str, Any]:
 
 #: The search-seconds of a part of a job recorded without its cost: as long as any.
 UNKNOWN_PART_COST = 1e12
+#: The longest part an express lane takes, in search-seconds: a job of such parts waits for no long
+#: part (the embedded queue's express thread; on Redis the express queue and its workers).
+EXPRESS_MAX_S = 5.0
 
 
 def part_cost(rec: Record) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..config import Settings
 from . import runner
-from .model import Record, part_cost
+from .model import EXPRESS_MAX_S, UNKNOWN_PART_COST, Record, part_cost
 from .store import SqliteStore, StoreUnavailable
 
 log = logging.getLogger("kashgar.jobs")
@@ -75,7 +75,6 @@ class EmbeddedQueue(JobQueue):
 
     backend = "embedded"
     POLL_S = 0.2  # how often an idle thread looks for parts other processes queued
-    EXPRESS_MAX_S = 5.0  # the longest part the express lane takes, in search-seconds
 
     def __init__(self, store: SqliteStore, settings: Settings) -> None:
         self.store = store
@@ -102,7 +101,7 @@ class EmbeddedQueue(JobQueue):
             while len(self._threads) < max(1, self.settings.embedded_threads) + 1:
                 express = not any(t.name == "kashgar-embedded-express" for t in self._threads)
                 name = "kashgar-embedded-express" if express else f"kashgar-embedded-{len(self._threads)}"
-                t = threading.Thread(target=self._loop, args=(self.EXPRESS_MAX_S if express else None,), name=name,
+                t = threading.Thread(target=self._loop, args=(EXPRESS_MAX_S if express else None,), name=name,
                                      daemon=True)
                 t.start()
                 self._threads.append(t)
@@ -205,7 +204,10 @@ class RQQueue(JobQueue):
     a list of its own (`<prefix>:fair:pending:<client>`), and the RQ queue holds at most one
     waiting part per client (`<prefix>:fair:fed`), the next one fed when a worker takes it
     (`tasks.run_part`). A client with none waiting goes to the front: a backlog delays another
-    client's first part by at most the part running (docs/decisions.md)."""
+    client's first part by at most the part running (docs/decisions.md). A part of at most
+    EXPRESS_MAX_S search-seconds goes to the express queue (`<queue>-express`), which every worker
+    takes from first and express workers (`kashgar worker --express`) take from alone, so a short
+    job waits for no long part."""
 
     backend = "redis"
 
@@ -215,6 +217,7 @@ class RQQueue(JobQueue):
         self.connection = connection
         self.settings = settings
         self.rq_queue = Queue(settings.queue_name, connection=connection)
+        self.express_queue = Queue(express_name(settings), connection=connection)
         p = f"{settings.key_prefix}:fair"
         self.parts_key, self.fed_key, self.fed_at_key, self.clients_key, self.pending_prefix = (
             f"{p}:parts", f"{p}:fed", f"{p}:fed-at", f"{p}:clients", f"{p}:pending:")
@@ -242,7 +245,8 @@ class RQQueue(JobQueue):
 
         def go() -> None:
             with self.connection.pipeline() as pipe:
-                pipe.hset(self.parts_key, entry, f"{timeout_s or self.settings.job_ttl}|{client}")
+                size = UNKNOWN_PART_COST if cost is None else cost
+                pipe.hset(self.parts_key, entry, f"{timeout_s or self.settings.job_ttl}|{size!r}|{client}")
                 pipe.rpush(self.pending_prefix + client, entry)
                 pipe.sadd(self.clients_key, client)
                 pipe.execute()
@@ -262,14 +266,16 @@ class RQQueue(JobQueue):
             if not detail:  # cancelled while it waited: the next one
                 continue
             job_id, index, attempt, handbacks = entry.split("|")
-            timeout = int(detail.split("|", 1)[0])
-            self._enqueue_rq(job_id, int(index), int(attempt), int(handbacks), timeout, client, front)
+            timeout, cost = _detail(detail)
+            self._enqueue_rq(job_id, int(index), int(attempt), int(handbacks), timeout, client, front,
+                             cost <= EXPRESS_MAX_S)
             self._redis(lambda e=entry: self.connection.hdel(self.parts_key, e))
             return
 
     def _enqueue_rq(self, job_id: str, index: int, attempt: int, handbacks: int, timeout: int, client: str,
-                    front: bool) -> None:
-        self._redis(lambda: self.rq_queue.enqueue_call(
+                    front: bool, express: bool = False) -> None:
+        queue = self.express_queue if express else self.rq_queue
+        self._redis(lambda: queue.enqueue_call(
             TASK,
             args=(job_id, index, attempt, handbacks, client),
             job_id=self.rq_job_id(job_id, index, attempt, handbacks),
@@ -318,7 +324,8 @@ class RQQueue(JobQueue):
                     pipe.hdel(self.parts_key, entry)
                     pipe.lrem(self.pending_prefix + client, 0, entry)
                 for rq_id in rq_ids:
-                    pipe.lrem(self.rq_queue.key, 0, rq_id)
+                    for queue in (self.rq_queue, self.express_queue):
+                        pipe.lrem(queue.key, 0, rq_id)
                     pipe.delete(Job.key_for(rq_id))
                 pipe.execute()
 
@@ -342,7 +349,8 @@ class RQQueue(JobQueue):
             entry = raw_entry.decode() if isinstance(raw_entry, bytes) else str(raw_entry)
             job_id, index, attempt, handbacks = entry.split("|")
             rq_id = self.rq_job_id(job_id, int(index), int(attempt), int(handbacks))
-            if self._redis(lambda rq_id=rq_id: self.connection.lpos(self.rq_queue.key, rq_id)) is not None:
+            if any(self._redis(lambda rq_id=rq_id, q=q: self.connection.lpos(q.key, rq_id)) is not None
+                   for q in (self.rq_queue, self.express_queue)):
                 continue
             try:
                 Job.fetch(rq_id, connection=self.connection)
@@ -360,7 +368,8 @@ class RQQueue(JobQueue):
         import redis
 
         try:
-            return int(self.rq_queue.count) + int(self.connection.hlen(self.parts_key))
+            return (int(self.rq_queue.count) + int(self.express_queue.count)
+                    + int(self.connection.hlen(self.parts_key)))
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
 
@@ -382,12 +391,11 @@ class RQQueue(JobQueue):
 
     def entry_lost(self, job_id: str, index: int, attempt: int, handbacks: int = 0) -> bool:
         """Asked about a part that has waited unclaimed longer than the heartbeat timeout: False
-        while it waits its turn in its client's list; True
-        when its RQ job is gone (a Redis restart can drop it), failed or ended, queued but in
-        neither of the queue's lists, or started without its work horse ever claiming the part (a
-        horse claims it first thing; one that started around a Redis outage can die without RQ
-        recording it, and the part stayed queued forever); False while it waits, and when Redis
-        cannot be asked."""
+        while it waits its turn in its client's list; True when its RQ job is gone (a Redis restart
+        can drop it), failed or ended, queued but out of its queue's list for longer than the
+        heartbeat timeout, or started without its work horse ever claiming the part (a horse claims
+        it first thing; one that started around a Redis outage can die without RQ recording it, and
+        the part stayed queued forever); False while it waits, and when Redis cannot be asked."""
         import redis
         from rq.exceptions import NoSuchJobError
         from rq.job import Job
@@ -420,19 +428,19 @@ class RQQueue(JobQueue):
             return False
 
     def _waiting(self, rq_id: str) -> bool:
-        """Whether the RQ job waits in the queue's list, or was taken by a worker moments ago.
+        """Whether the RQ job waits in a queue's list, or was taken by a worker moments ago.
 
-        RQ (3.x) moves a job a worker takes to the queue's intermediate list, still QUEUED, until
-        its work horse starts it, normally within milliseconds: such a part is not lost (a backlog
-        made parts caught in that moment look lost, and, twice, failed their jobs). But a worker
-        whose connection breaks while it takes one (a Redis restart) leaves it there, and RQ
-        cleans that list only every ten minutes: a part in it longer than the heartbeat timeout
-        (timed from when this check first saw it there) is lost, and taken out of the list."""
-        if self.connection.lpos(self.rq_queue.key, rq_id) is not None:
+        A worker takes a job out of the queue's list before its work horse starts it, normally
+        within milliseconds: into the queue's intermediate list (RQ 3.x, a worker of one queue), or
+        into no list at all (a worker of several queues pops it). Such a part is not lost (a
+        backlog made parts caught in that moment look lost, and, twice, failed their jobs). But a
+        worker whose connection breaks while it takes one (a Redis restart) leaves it there, and RQ
+        cleans the intermediate list only every ten minutes: a part out of the queue's list longer
+        than the heartbeat timeout (timed from when this check first saw it so) is lost, and taken
+        out of the intermediate list."""
+        queues = (self.rq_queue, self.express_queue)
+        if any(self.connection.lpos(q.key, rq_id) is not None for q in queues):
             return True
-        intermediate = self.rq_queue.intermediate_queue_key
-        if self.connection.lpos(intermediate, rq_id) is None:
-            return False
         seen_key = f"{self.settings.key_prefix}:taken-since:{rq_id}"
         now = time.time()
         if self.connection.set(seen_key, now, nx=True, ex=3600):
@@ -440,8 +448,25 @@ class RQQueue(JobQueue):
         since = float(self.connection.get(seen_key) or now)
         if now - since <= self.settings.heartbeat_timeout:
             return True
-        self.connection.lrem(intermediate, 0, rq_id)
+        for q in queues:
+            self.connection.lrem(q.intermediate_queue_key, 0, rq_id)
         return False
+
+
+def express_name(settings: Settings) -> str:
+    """The RQ queue of short parts (at most EXPRESS_MAX_S search-seconds)."""
+    return f"{settings.queue_name}-express"
+
+
+def _detail(detail: str) -> tuple[int, float]:
+    """(timeout, cost) of a waiting part's details `timeout|cost|client` (`timeout|client` before
+    the cost was kept: as long as any)."""
+    fields = detail.split("|", 2)
+    try:
+        cost = float(fields[1]) if len(fields) == 3 else UNKNOWN_PART_COST
+    except ValueError:
+        cost = UNKNOWN_PART_COST
+    return int(fields[0]), cost
 
 
 def redis_watch_error() -> type[Exception]:

@@ -7,6 +7,7 @@ from typing import Any
 from rq import get_current_job
 
 from ..config import Settings
+from .model import part_cost
 from .runner import execute_part
 from .store import RedisStore
 
@@ -40,6 +41,7 @@ def run_part(job_id: str, index: int, attempt: int, handbacks: int = 0, client: 
     timeout = int(current.timeout) if current is not None and current.timeout is not None else None
 
     def requeue(i: int, a: int, h: int) -> None:
-        queue.enqueue(job_id, i, a, timeout, client, h)
+        rec = store.load(job_id)
+        queue.enqueue(job_id, i, a, timeout, client, h, cost=None if rec is None else part_cost(rec))
 
     return execute_part(store, settings, job_id, index, attempt, worker=worker, stopping=stopping, requeue=requeue)

@@ -65,14 +65,18 @@ def register_again(worker: Any) -> bool:
 
 
 def run_worker(settings: Settings, *, name: str | None = None, burst: bool = False, simple: bool = False,
-               reaper: bool = True, reconnect_timeout: float = 300.0, worker_class: Any = None) -> int:
-    """Work the queue of `settings` until stopped (0), or until Redis stays away longer than
+               reaper: bool = True, reconnect_timeout: float = 300.0, worker_class: Any = None,
+               express: bool = False) -> int:
+    """Work the queues of `settings` (the express queue first, then the main one; `express`: the
+    express queue alone) until stopped (0), or until Redis stays away longer than
     `reconnect_timeout` (1). `name`: the worker's name (default host.pid); `simple`: run jobs in
-    this process (rq SimpleWorker, no fork per job); `burst`: exit when the queue is empty;
+    this process (rq SimpleWorker, no fork per job); `burst`: exit when the queues are empty;
     `worker_class`: another RQ worker class (tests)."""
     from rq import SimpleWorker, Worker
 
-    from .queue import redis_connection
+    from .queue import express_name, redis_connection
+
+    queues = [express_name(settings)] + ([] if express else [settings.queue_name])
 
     if not settings.redis_url:
         raise ValueError("the worker needs a Redis URL (KASHGAR_REDIS_URL)")
@@ -98,7 +102,7 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
             # after a reconnect, a fresh name: the old one may still be registered in Redis
             worker_name = base_name if attempt == 0 else f"{base_name}-r{attempt}"
             try:
-                worker = cls([settings.queue_name], connection=connection, name=worker_name)
+                worker = cls(queues, connection=connection, name=worker_name)
                 running[:] = [worker]
                 try:
                     worker.work(burst=burst, logging_level=settings.log_level.upper())

@@ -213,7 +213,8 @@ def redis_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def fair_depth(redis_url: str) -> int:
     """Parts waiting: in the RQ queue and in the clients' lists (the test env's names)."""
     conn = redis.Redis.from_url(redis_url)
-    return int(conn.llen("rq:queue:kashgar")) + int(conn.hlen("kashgar:fair:parts"))
+    return (int(conn.llen("rq:queue:kashgar")) + int(conn.llen("rq:queue:kashgar-express"))
+            + int(conn.hlen("kashgar:fair:parts")))
 
 
 def test_redis_a_backlog_does_not_delay_another_client(redis_stack: Any, state: dict[str, Any]) -> None:
@@ -228,6 +229,25 @@ def test_redis_a_backlog_does_not_delay_another_client(redis_stack: Any, state: 
     finished = [poll(web.url + u, lambda j: j["status"] in TERMINAL) for u in backlog]
     assert overtaken_by(finished, done) <= 1, (done, finished)
     assert fair_depth(redis_server.url) == 0
+
+
+def test_redis_a_short_job_waits_for_no_long_part(tmp_path: Path, state: dict[str, Any]) -> None:
+    """Client A's long parts hold the one worker (and its second waits); client B's short job runs on
+    the express worker (`kashgar worker --express`) at once, and A's waiting part stays queued: the
+    express worker takes no long part."""
+    with stack(workers=1, web_workers=1, env=ENV, log_dir=str(tmp_path), express_workers=1) as (_, web, _w):
+        long = {"state": state, "time_ms": 60_000, "parallel": 1, "mode": "async"}
+        a = [post(web.url, long, "10.4.0.1")[1]["status_url"] for _ in range(2)]
+        poll(web.url + a[0], lambda j: j["status"] == "started", timeout=30)
+        t0 = time.monotonic()
+        status, b = post(web.url, {"state": state, "iterations": 100, "mode": "async"}, "10.4.0.2")
+        assert status == 202, b
+        done = poll(web.url + b["status_url"], lambda j: j["status"] in TERMINAL, timeout=30)
+        took = time.monotonic() - t0
+        assert done["status"] == "finished" and took < 5.0, (took, done)
+        assert http_json("GET", web.url + a[1])[1]["status"] == "queued"
+        for u in a:
+            http_json("DELETE", web.url + u)
 
 
 def test_redis_cancelling_500_queued_jobs_empties_the_queue_at_once(redis_stack: Any,
