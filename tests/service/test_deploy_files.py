@@ -174,6 +174,7 @@ def test_network_policies_keep_the_health_port_and_redis_to_those_that_need_them
                      .rsplit(":", 1)[1].split("/")[0])
     assert _allowed(policies, web["labels"], redis, redis_port)
     assert _allowed(policies, worker["labels"], redis, redis_port)
+    assert _allowed(policies, pods["kashgar-worker-express"]["labels"], redis, redis_port)
     assert not _allowed(policies, stranger, redis, redis_port)
     assert not _allowed(policies, web["labels"], worker, 8000)  # workers listen on nothing
     assert _allowed([], stranger, redis, redis_port)  # no policy: open (the model's base case)
