@@ -1642,6 +1642,37 @@ class State:
         self.determinize_into(s, observer, seed)
         return s
 
+    def shuffle_unknown(self, seed: cython.ulonglong) -> None:
+        """Shuffle afresh what no seat knows, by `seed`: the Standard deck's order, the places in
+        the Special and Contract decks that no seat knows, and the state's own random stream.
+        Every seat's information stays as it was (a place some seat knows keeps its card); only
+        what is to come changes (the web table: a request played again draws other cards)."""
+        self.rng = _mix(seed)
+        self._deck_shuffle(DECK_STANDARD)
+        self._shuffle_places(DECK_SPECIAL, O_KNOWN)
+        self._shuffle_places(DECK_CONTRACT, O_CKNOWN)
+
+    def _shuffle_places(self, deck: cython.int, known_off: cython.int) -> None:
+        """Shuffle the cards of `deck` whose place no seat knows among those places."""
+        pos: cython.int[136]
+        m: cython.int = 0
+        i: cython.int
+        j: cython.int
+        t: cython.int
+        x: cython.int
+        if not cython.compiled:
+            pos = [0] * 136
+        for i in range(self.d[DECK_N[deck]]):
+            x = self.d[deck_slot(self.d, deck, i)]
+            if self.d[known_off + x] == 0:
+                pos[m] = deck_slot(self.d, deck, i)
+                m += 1
+        for i in range(m - 1, 0, -1):
+            j = self._randint(i + 1)
+            t = self.d[pos[i]]
+            self.d[pos[i]] = self.d[pos[j]]
+            self.d[pos[j]] = t
+
     def _resample(self, deck: cython.int, known_off: cython.int, limbo_loc: cython.int,
                   observer: cython.int) -> None:
         pos: cython.int[136]

@@ -285,6 +285,8 @@ cdef class State:
     cpdef int playout_limit(self, unsigned long long seed, int max_decisions)
     cpdef void determinize_into(self, State dst, int observer, unsigned long long seed)
     cpdef State determinize(self, int observer, unsigned long long seed)
+    cpdef void shuffle_unknown(self, unsigned long long seed)
+    cdef void _shuffle_places(self, int deck, int known_off)
     cdef void _resample(self, int deck, int known_off, int limbo_loc, int observer)
     cdef int _sort_key(self, int x, int deck)
     cpdef unsigned long long fingerprint(self)

@@ -229,6 +229,14 @@ class Game:
             raise ValueError(f"observer must be a seat from 0 to {self.players - 1}, got {observer!r}")
         return Game(self.engine, self.state.determinize(observer, seed & (2**64 - 1)), None)
 
+    def shuffle_unknown(self, seed: int) -> None:
+        """Shuffle afresh, by `seed`, what no seat knows (the Standard deck, the unknown places of
+        the other decks, the state's random stream): what is to come changes, what any seat knows
+        does not. A full state only (ValueError for a view, whose hidden order is made up)."""
+        if self.observer is not None:
+            raise ValueError("shuffle_unknown takes a full state, not a seat's view")
+        self.state.shuffle_unknown(seed & (2**64 - 1))
+
     # ---- JSON ----------------------------------------------------------------------
     def to_json(self, observer: int | None = None) -> dict[str, Any]:
         """The full state, or the view of player `observer` (hidden deck order left out)."""

@@ -4,7 +4,9 @@ A record (`"schema": "kashgar/record@1"`, the JSON Schema is `RECORD_SCHEMA`) ho
 variant, the seed of the deal (or the full initial state), each seat's level (null: a person), the
 sha256 of the card data it was played with, every decision with its seat, its words and what it
 did (the events, in full), and the result (VP, winner, whether the game is over). It holds the
-seed, so it shows every deck's order: hand it out once the game is over.
+seed, so it shows every deck's order: hand it out once the game is over. A move may carry a
+`shuffle`: the seed of a fresh shuffle of what no seat knew (`Game.shuffle_unknown`) made just
+before it, as the web table makes one before each of the person's decisions; a replay makes it too.
 
 * `record_from_moves(moves, players=2, seed=0, ...) -> dict`: the record of decisions played from
   a deal (or `initial_state`); `Recorder` builds one decision at a time.
@@ -55,6 +57,9 @@ RECORD_SCHEMA: dict[str, Any] = {
             "type": "object", "required": ["seat", "decision"],
             "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
                            "decision": {"type": "string"},
+                           "shuffle": {"type": "integer", "minimum": 0,
+                                       "description": "the seed of a shuffle of what no seat knew, made "
+                                                      "before this move (Game.shuffle_unknown)"},
                            "description": {"type": "string"},
                            "events": {"type": "array", "items": {"type": "object"}}}}},
         "result": {"type": "object", "properties": {
@@ -125,26 +130,35 @@ class Recorder:
             "result": result(game),
         }
 
-    def add(self, decision: Decision | str, events: Sequence[Mapping[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def add(self, decision: Decision | str, events: Sequence[Mapping[str, Any]] | None = None,
+            shuffle: int | None = None) -> list[dict[str, Any]]:
         """Record `decision` of the seat to move and apply it to the recorder's game (its events
-        in full); or, with `events`, record a decision applied elsewhere to the same game (the full
-        events it gave) and apply it here too. Returns the events."""
+        in full), after shuffling what no seat knows by `shuffle` when given; or, with `events`,
+        record a decision applied elsewhere to the same game (the full events it gave; `shuffle`:
+        the one made there before it) and apply it here too. Returns the events."""
         g = self.game
         d = decision if isinstance(decision, Decision) else Decision.parse(decision)
         seat = g.current_player
+        if shuffle is not None:
+            g.shuffle_unknown(shuffle)
         said = words(g.engine.data).decision(d, g.to_json(observer=None))
         happened = g.apply(d)
-        self.record["moves"].append({"seat": seat, "decision": str(d), "description": said,
-                                     "events": [dict(e) for e in (events if events is not None else happened)]})
+        move: dict[str, Any] = {"seat": seat, "decision": str(d)}
+        if shuffle is not None:
+            move["shuffle"] = shuffle
+        move.update(description=said, events=[dict(e) for e in (events if events is not None else happened)])
+        self.record["moves"].append(move)
         self.record["result"] = result(g)
         return happened
 
 
 def record_from_moves(moves: Sequence[Decision | str], *, players: int = 2, seed: int | None = 0,
                       variant: Any = None, initial_state: Mapping[str, Any] | None = None,
-                      levels: Sequence[str | None] | None = None, data: CardData | None = None) -> dict[str, Any]:
+                      levels: Sequence[str | None] | None = None, data: CardData | None = None,
+                      shuffles: Sequence[int | None] | None = None) -> dict[str, Any]:
     """The record of `moves` played in order from the deal of `seed` (or from `initial_state`);
-    `levels`: each seat's level (None: a person). RecordError names a move that is not legal."""
+    `levels`: each seat's level (None: a person); `shuffles`: per move, the seed of the shuffle of
+    what no seat knew made before it (None: none). RecordError names a move that is not legal."""
     engine = _engine(data)
     game = engine.from_json(dict(initial_state)) if initial_state is not None else engine.new_game(players, seed or 0,
                                                                                                    variant)
@@ -152,7 +166,7 @@ def record_from_moves(moves: Sequence[Decision | str], *, players: int = 2, seed
     rec = Recorder(game, seed=None if initial_state is not None else (seed or 0), variant=variant, seats=seats)
     for i, m in enumerate(moves, 1):
         try:
-            rec.add(m)
+            rec.add(m, shuffle=shuffles[i - 1] if shuffles and i <= len(shuffles) else None)
         except (DecisionError, IllegalDecision) as exc:
             raise RecordError(f"move {i} (seat {game.current_player}: {m}): {exc}", i) from None
     return rec.record
@@ -195,6 +209,8 @@ class Replay:
                 raise RecordError(f"{said}: the game was over before it{why}", i)
             if game.current_player != move["seat"]:
                 raise RecordError(f"{said}: seat {game.current_player} is to move, not seat {move['seat']}{why}", i)
+            if move.get("shuffle") is not None:
+                game.shuffle_unknown(int(move["shuffle"]))
             before = game.to_json(observer=None)
             try:
                 events = game.apply(move["decision"])

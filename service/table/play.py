@@ -3,10 +3,14 @@
 The table (the full state, the seats' levels, the seed and the decisions so far) travels inside
 the token (`service.table.token`); what goes out in the clear is the person's view (the engine's
 `to_json(observer=seat)`), their legal decisions and what the others did, in words, as the
-person's seat sees it (`engine_ext.game.seen_by`)."""
+person's seat sees it (`engine_ext.game.seen_by`). Before each of the person's decisions, what no
+seat knows (the decks' hidden order) is shuffled afresh (`Game.shuffle_unknown`, its seed kept in
+the history for the record): a token sent again with another decision draws other cards, so
+playing a request twice shows nothing of what is to come."""
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +39,7 @@ class Table:
     levels: list[str | None]  # per seat; None for the person's
     seed: int
     variant: Any
-    history: list[list[Any]] = field(default_factory=list)  # [seat, decision text]
+    history: list[list[Any]] = field(default_factory=list)  # [seat, decision text(, shuffle seed before it)]
 
     def payload(self) -> dict[str, Any]:
         return {"state": self.state, "seat": self.seat, "levels": self.levels, "seed": self.seed,
@@ -84,13 +88,16 @@ def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
         return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
 
 
-def _apply(table: Table, game: Any, text: str, player: int) -> dict[str, Any]:
-    """Apply `player`'s decision `text` (legal: checked by the caller); the step as the person sees it."""
+def _apply(table: Table, game: Any, text: str, player: int, shuffle: int | None = None) -> dict[str, Any]:
+    """Apply `player`'s decision `text` (legal: checked by the caller), after shuffling what no seat
+    knows by `shuffle` when given; the step as the person sees it."""
+    if shuffle is not None:
+        game.shuffle_unknown(shuffle)
     hidden = game.hidden_from(table.seat)  # a bot choosing among cards only it has seen
     decision = engine_ext.Decision.parse(text)
     said = words.HIDDEN_CHOICE if hidden else words.decision_text(decision, game.to_json(observer=table.seat))
     events = game.apply(decision, observer=table.seat)
-    table.history.append([player, text])
+    table.history.append([player, text] if shuffle is None else [player, text, shuffle])
     table.state = dict(game.to_json())
     names = table.names()
     step: dict[str, Any] = {"seat": player, "who": names[player], "description": said,
@@ -137,7 +144,7 @@ def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
         raise APIError(409, "not_your_turn", "the game is over" if game.is_terminal else
                        "it is not your decision in this table", "/decision")
     d = engine.parse_decision(game, decision, "/decision")
-    steps = [_apply(table, game, str(d), table.seat)]
+    steps = [_apply(table, game, str(d), table.seat, secrets.randbits(63))]
     return steps + play_bots(table, game)
 
 

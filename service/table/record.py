@@ -17,8 +17,9 @@ from .play import Table, fits_sync
 
 def of(table: Table) -> dict[str, Any]:
     """The record of a table's game: its deal, levels and every decision, with their words and events."""
-    out = records.record_from_moves([d for _, d in table.history], players=table.players, seed=table.seed,
-                                    variant=table.variant, levels=table.levels)
+    out = records.record_from_moves([h[1] for h in table.history], players=table.players, seed=table.seed,
+                                    variant=table.variant, levels=table.levels,
+                                    shuffles=[h[2] if len(h) > 2 else None for h in table.history])
     out["cards"] = {"sha256": out["cards"]["sha256"]}  # not the server's path to its card file
     return out
 
@@ -69,5 +70,7 @@ def replay(record: dict[str, Any], ptr: str = "/record") -> tuple[Table, Any]:
     game = run.game
     table = Table(state=dict(game.to_json()), seat=levels.index(None), levels=levels, seed=int(seed),
                   variant=run.record.get("variant"),
-                  history=[[int(m["seat"]), str(m["decision"])] for m in run.record["moves"]])
+                  history=[[int(m["seat"]), str(m["decision"])]
+                           + ([int(m["shuffle"])] if m.get("shuffle") is not None else [])
+                           for m in run.record["moves"]])
     return table, game

@@ -96,3 +96,26 @@ def test_what_is_not_a_record_is_refused_by_field(tmp_path: Path) -> None:
     path.write_text("{nope")
     with pytest.raises(R.RecordError, match="is not JSON"):
         R.load(path)
+
+
+def test_a_record_s_shuffles_are_made_again_when_it_replays() -> None:
+    """A move's `shuffle` (what no seat knew, shuffled afresh before it, as the web table does) is
+    made again by the replay: with it the record replays; without it the draws after it differ."""
+    g = engine_ext.new_game(players=2, seed=4)
+    moves: list[str] = []
+    shuffles: list[int | None] = []
+    while not g.is_terminal and len(moves) < 60:
+        seed = 1000 + len(moves) if g.current_player == 0 else None
+        if seed is not None:
+            g.shuffle_unknown(seed)
+        d = g.legal()[0]
+        g.apply(d)
+        moves.append(str(d))
+        shuffles.append(seed)
+    rec = R.record_from_moves(moves, players=2, seed=4, shuffles=shuffles)
+    assert [m.get("shuffle") for m in rec["moves"]] == shuffles
+    assert R.replay(rec).to_json() == g.to_json()
+    R.check(rec)
+    stripped = {**rec, "moves": [{k: v for k, v in m.items() if k != "shuffle"} for m in rec["moves"]]}
+    with pytest.raises(R.RecordError, match="events differ|not as recorded|not legal|is to move"):
+        R.replay(stripped)

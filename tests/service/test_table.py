@@ -105,6 +105,25 @@ def test_a_whole_game_by_tokens_then_its_record_replays(client: FlaskClient) -> 
     assert status == 200 and loaded["result"] == end["result"] and loaded["view"] == end["view"]
 
 
+def test_a_token_sent_again_draws_other_cards(client: FlaskClient) -> None:
+    """The deck's order is shuffled afresh before each of the person's decisions: the same token and
+    decision sent again (or with another decision) shows other draws, so a replay learns nothing of
+    what is to come; each branch's record still replays (its shuffles are in it)."""
+    status, body = post(client, "/table/new", {"levels": ["novice"], "seed": 11})
+    assert status == 200 and "c0:a" in [d["text"] for d in body["legal"]]  # the Patriarch draws 2 Standard cards
+    draws = set()
+    for _ in range(6):
+        status, moved = post(client, "/table/move", {"token": body["token"], "decision": "c0:a"})
+        assert status == 200, moved
+        draws.add(tuple(moved["view"]["pending"]["drawn"]))
+    assert len(draws) >= 3, draws
+    end = play_out(client, moved)
+    status, rec = post(client, "/table/record", {"token": end["token"]})
+    assert status == 200 and all("shuffle" in m for m in rec["record"]["moves"] if m["seat"] == 0)
+    status, loaded = post(client, "/table/load", {"record": rec["record"]})
+    assert status == 200 and loaded["view"] == end["view"]
+
+
 def test_bot_moves_come_in_words_one_step_each(client: FlaskClient) -> None:
     status, body = post(client, "/table/new", {"levels": ["novice", "beginner", "casual"], "seed": 3})
     assert status == 200 and body["players"] == 4
