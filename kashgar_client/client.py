@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -85,13 +86,21 @@ class KashgarClient:
         """The absolute URL of `path` (a path on the server, or an absolute URL as a Location gives)."""
         return urllib.parse.urljoin(self.base_url + "/", path)
 
-    def request(self, method: str, path: str, body: Any = None, timeout: float | None = None) -> Answer:
-        """One call, asked again on 429/503 as the client's retry settings say. KashgarAPIError for
-        an error answer, KashgarUnreachable for none."""
+    def request(self, method: str, path: str, body: Any = None, timeout: float | None = None,
+                idempotency_key: str | None = None) -> Answer:
+        """One call, asked again on 429/503 as the client's retry settings say. With
+        `idempotency_key` (sent as `Idempotency-Key`, the same on every try), also when no answer
+        came (the server made the job at most once). KashgarAPIError for an error answer,
+        KashgarUnreachable for none."""
         delay = 0.5
         for attempt in range(self.retries + 1):
             try:
-                return self._once(method, path, body, timeout)
+                return self._once(method, path, body, timeout, idempotency_key)
+            except KashgarUnreachable as err:
+                if idempotency_key is None or err.status != 0 or attempt == self.retries:
+                    raise
+                self._sleep(delay)
+                delay *= 2
             except KashgarAPIError as err:
                 if err.status not in RETRIED or attempt == self.retries:
                     raise
@@ -102,9 +111,12 @@ class KashgarClient:
                 delay *= 2
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
-    def _once(self, method: str, path: str, body: Any, timeout: float | None) -> Answer:
+    def _once(self, method: str, path: str, body: Any, timeout: float | None,
+              idempotency_key: str | None = None) -> Answer:
         data = None if body is None else json.dumps(body).encode()
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
         if data is not None:
             headers["Content-Type"] = "application/json"
         if self.api_key:
@@ -151,7 +163,7 @@ class KashgarClient:
         for key, value in (("level", level), ("iterations", iterations), ("time_ms", time_ms), ("parallel", parallel)):
             if value is not None:
                 body[key] = value
-        answer = self.request("POST", "/suggest", body)
+        answer = self.request("POST", "/suggest", body, idempotency_key=uuid.uuid4().hex)
         doc = answer.body
         if answer.status == 202:
             location = answer.headers.get("Location") or doc.get("status_url") or f"/jobs/{doc['job_id']}"
@@ -201,7 +213,7 @@ class KashgarClient:
         body: dict[str, Any] = {"record": record, "level": level, "seed": seed}
         if seats is not None:
             body["seats"] = seats
-        doc = self.request("POST", "/reviews", body)
+        doc = self.request("POST", "/reviews", body, idempotency_key=uuid.uuid4().hex)
         location = doc.headers.get("Location") or doc.body.get("status_url") or f"/jobs/{doc.body['job_id']}"
         accepted = Accepted(str(doc.body["job_id"]), doc.body.get("status", "queued"), self.url(location),
                             int(doc.body.get("parts", 1)), str(doc.body.get("backend", "")),

@@ -16,7 +16,8 @@ from flask import Flask, Response, request
 
 METHODS = "GET, POST, DELETE, OPTIONS"
 HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-ID"
-EXPOSED = "Location, Retry-After, WWW-Authenticate, X-Request-ID"
+EXPOSED = ("Location, Retry-After, WWW-Authenticate, X-Request-ID, X-RateLimit-Limit, X-RateLimit-Remaining, "
+           "X-RateLimit-Reset")
 MAX_AGE = "600"  # seconds a browser may keep a preflight's answer
 _ORIGIN = re.compile(r"^https?://[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[0-9]{1,5})?$")
 

@@ -1,7 +1,8 @@
 """Plain request rates per client (Flask-Limiter): `KASHGAR_RATE_LIMIT`, or a key's own `rate`,
 counted in Redis when KASHGAR_REDIS_URL is set (shared by every web process), else in each web
-process's memory. Past it: 429 `rate_limit` with Retry-After. /healthz, /readyz and /metrics are
-never limited. The search work in flight is bounded by `service.admission`."""
+process's memory. Past it: 429 `rate_limit` with Retry-After; every limited answer says the limit,
+what is left of it and when it resets (`X-RateLimit-Limit`, `-Remaining`, `-Reset`). /healthz,
+/readyz and /metrics are never limited. The search work in flight is bounded by `service.admission`."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def init_app(app: Flask, settings: Settings) -> None:
         storage_uri=settings.redis_url or "memory://",
         storage_options=options,
         key_prefix=f"{settings.key_prefix}:rate",
-        headers_enabled=False,
+        headers_enabled=True,  # X-RateLimit-Limit, -Remaining, -Reset on every limited answer
         swallow_errors=True,  # Redis down: requests go on unlimited (async ones get their own 503)
     )
     for path in clients.OPEN_PATHS:

@@ -22,6 +22,15 @@ JOB_ID_PARAM = {
     "description": "The job id a 202 from POST /suggest returned.",
 }
 
+IDEMPOTENCY_KEY_PARAM = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+    "description": "A key of the client's choosing: the request sent again with it gets the job the first one "
+                   "made (202, `Idempotent-Replayed: true`), not a second one; with another body, 422.",
+}
+
 
 def read_body(model: type[M]) -> M:
     """The request body as `model`: 415 unless it is sent as `application/json` (a browser sends
@@ -36,6 +45,7 @@ def read_body(model: type[M]) -> M:
         data = _body_bytes()
     except TimeoutError:
         raise APIError(408, "request_timeout", "the request body did not arrive in time", "") from None
+    g.body_bytes = data  # as it came (`service.idempotency` compares a request sent again by it)
     payload = parse_json_body(data)
     return validate_model(model, payload)  # type: ignore[no-any-return]
 

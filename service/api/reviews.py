@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, url_for
+from flask import Blueprint, Response
 
-from .. import admission, clients, metrics, review, search
+from .. import admission, clients, idempotency, metrics, review, search
 from ..models import JobAccepted, ReviewRequest
 from ..openapi import operation
-from .common import manager, read_body, request_id, settings
+from .common import IDEMPOTENCY_KEY_PARAM, manager, read_body, request_id, settings
 
 bp = Blueprint("reviews", __name__)
 
@@ -27,7 +27,8 @@ def cost_seconds(spec: review.ReviewSpec) -> float:
     tag="search",
     request=ReviewRequest,
     responses={202: ("Accepted as a job; follow status_url (or its /events stream).", JobAccepted)},
-    errors=(413, 429, 503),
+    errors=(400, 409, 413, 429, 503),
+    parameters=[IDEMPOTENCY_KEY_PARAM],
 )
 def create_review() -> tuple[Response, int, dict[str, str]]:
     """Search every decision of a game record that had more than one legal choice, at `level`
@@ -38,15 +39,18 @@ def create_review() -> tuple[Response, int, dict[str, str]]:
     review; `GET /jobs/<id>/events` streams each decision as it is reviewed. 422 names the move of
     a record that does not replay; 413 for a record of more than 600 moves; 429 past the admission
     limits (a level whose review costs more than this client's allowance)."""
+    key = idempotency.key_of()
     req = read_body(ReviewRequest)
     spec = review.plan(req.record, req.level, req.seats, req.seed)
     client = clients.current()
     cost = cost_seconds(spec)
-    rec = manager().submit_parts(spec.to_dict(), spec.parts, request_id(), client.id,
-                                 admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost),
-                                 cost=cost)
+    try:
+        with idempotency.once(manager(), client, key) as made:
+            rec = manager().submit_parts(spec.to_dict(), spec.parts, request_id(), client.id,
+                                         admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost),
+                                         cost=cost)
+            made(rec)
+    except idempotency.Replayed as again:
+        return idempotency.accepted(again.rec, manager().backend, request_id(), replayed=True)
     metrics.get().searches.labels("review", spec.level).inc()
-    url = url_for("jobs.get_job", job_id=rec["id"])
-    body = {"job_id": rec["id"], "status": "queued", "status_url": url, "parts": spec.parts,
-            "backend": manager().backend, "request_id": request_id(), "mode": "async"}
-    return jsonify(body), 202, {"Location": url}
+    return idempotency.accepted(rec, manager().backend, request_id())

@@ -6,16 +6,16 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, url_for
+from flask import Blueprint, Response, jsonify
 
 import engine_ext
 
-from .. import admission, clients, engine, metrics, search
+from .. import admission, clients, engine, idempotency, metrics, search
 from ..config import Settings
 from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
 from ..openapi import operation, server_limits
-from .common import manager, read_body, request_id, settings
+from .common import IDEMPOTENCY_KEY_PARAM, manager, read_body, request_id, settings
 
 bp = Blueprint("suggest", __name__)
 
@@ -121,7 +121,8 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
         200: ("The suggestion (synchronous search).", SuggestResponse),
         202: ("Accepted as a job; poll status_url.", JobAccepted),
     },
-    errors=(429, 503),
+    errors=(400, 409, 429, 503),
+    parameters=[IDEMPOTENCY_KEY_PARAM],
 )
 def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     """Search the given state (a player's view, any decision point, mid-turn included) and answer
@@ -131,6 +132,7 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         req = read_body(SuggestRequest)
     except APIError as err:
         raise as_server_limit(err, settings()) from None
+    key = idempotency.key_of()
     spec, mode, game = resolve(req, settings(), manager().backend, manager().queue.workers)
     m = metrics.get()
     label = spec.level or "custom"
@@ -147,21 +149,16 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         body["mode"] = "sync"
         return jsonify(body), 200
     client = clients.current()
-    rec = manager().submit(  # StoreUnavailable -> 503, past a limit -> 429
-        spec, request_id(), client.id, admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost),
-        cost=cost)
+    try:
+        with idempotency.once(manager(), client, key) as made:
+            rec = manager().submit(  # StoreUnavailable -> 503, past a limit -> 429
+                spec, request_id(), client.id,
+                admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost), cost=cost)
+            made(rec)
+    except idempotency.Replayed as again:
+        return idempotency.accepted(again.rec, manager().backend, request_id(), replayed=True)
     m.searches.labels("async", label).inc()
-    url = url_for("jobs.get_job", job_id=rec["id"])
-    body = {
-        "job_id": rec["id"],
-        "status": "queued",
-        "status_url": url,
-        "parts": len(rec["parts"]),
-        "backend": manager().backend,
-        "request_id": request_id(),
-        "mode": "async",
-    }
-    return jsonify(body), 202, {"Location": url}
+    return idempotency.accepted(rec, manager().backend, request_id())
 
 
 def search_now(spec: search.SearchSpec, game: Any, timeout_ms: int | None) -> dict[str, Any]:

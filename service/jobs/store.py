@@ -66,6 +66,17 @@ class JobStore(ABC):
         """Stop counting `token` (nothing when it is not counted)."""
 
     @abstractmethod
+    def claim_key(self, name: str, value: str, ttl: float) -> str | None:
+        """Set `name` to `value` for `ttl` seconds unless it holds a value already: None when this
+        call set it, else the value it holds (left as it was). Atomic across processes."""
+
+    @abstractmethod
+    def set_key(self, name: str, value: str, ttl: float) -> None: ...
+
+    @abstractmethod
+    def forget_key(self, name: str) -> None: ...
+
+    @abstractmethod
     def stats(self) -> dict[str, int]: ...
 
     @abstractmethod
@@ -232,6 +243,24 @@ class RedisStore(JobStore):
     def release(self, token: str) -> None:
         self._call(lambda: self._release(keys=self.admission_keys, args=[token]))
 
+    def _key(self, name: str) -> str:
+        return f"{self.prefix}:key:{name}"
+
+    def claim_key(self, name: str, value: str, ttl: float) -> str | None:
+        key = self._key(name)
+        if self._call(lambda: self.connection.set(key, value, nx=True, ex=max(1, int(ttl)))):
+            return None
+        held = self._call(lambda: self.connection.get(key))
+        if held is None:  # expired between the two calls: try once more
+            return self.claim_key(name, value, ttl)
+        return held.decode() if isinstance(held, bytes) else str(held)
+
+    def set_key(self, name: str, value: str, ttl: float) -> None:
+        self._call(lambda: self.connection.set(self._key(name), value, ex=max(1, int(ttl))))
+
+    def forget_key(self, name: str) -> None:
+        self._call(lambda: self.connection.delete(self._key(name)))
+
     def stats(self) -> dict[str, int]:
         raw = self._call(lambda: self.connection.hgetall(self.stats_key))
         return {(k.decode() if isinstance(k, bytes) else str(k)): int(v) for k, v in raw.items()}
@@ -273,6 +302,8 @@ class SqliteStore(JobStore):
             db.execute("CREATE INDEX IF NOT EXISTS queue_job ON queue (job_id)")
             db.execute("CREATE INDEX IF NOT EXISTS queue_client ON queue (client, seq)")
             db.execute("CREATE TABLE IF NOT EXISTS turns (client TEXT PRIMARY KEY, turn INTEGER NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS keys (name TEXT PRIMARY KEY, value TEXT NOT NULL, "
+                       "expires_at REAL NOT NULL)")
 
     def _db(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
@@ -307,6 +338,7 @@ class SqliteStore(JobStore):
     def _purge(self, db: sqlite3.Connection, now: float) -> None:
         if now - self._last_purge > 60.0:
             db.execute("DELETE FROM jobs WHERE expires_at < ?", (now,))
+            db.execute("DELETE FROM keys WHERE expires_at < ?", (now,))
             self._last_purge = now
 
     def create(self, rec: Record) -> None:
@@ -327,6 +359,25 @@ class SqliteStore(JobStore):
     def update(self, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
         with self._tx() as db:
             return self._update(db, job_id, fn)
+
+    def claim_key(self, name: str, value: str, ttl: float) -> str | None:
+        now = self.now()
+        with self._tx() as db:
+            db.execute("DELETE FROM keys WHERE name = ? AND expires_at < ?", (name, now))
+            row = db.execute("SELECT value FROM keys WHERE name = ?", (name,)).fetchone()
+            if row is not None:
+                return str(row[0])
+            db.execute("INSERT INTO keys (name, value, expires_at) VALUES (?, ?, ?)", (name, value, now + ttl))
+            return None
+
+    def set_key(self, name: str, value: str, ttl: float) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO keys (name, value, expires_at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET "
+                       "value = excluded.value, expires_at = excluded.expires_at", (name, value, self.now() + ttl))
+
+    def forget_key(self, name: str) -> None:
+        with self._tx() as db:
+            db.execute("DELETE FROM keys WHERE name = ?", (name,))
 
     def _update(self, db: sqlite3.Connection, job_id: str, fn: Callable[[Record], T]) -> tuple[T, Record] | None:
         now = self.now()

@@ -144,3 +144,70 @@ def test_waiting_on_a_cancelled_job_gives_what_its_parts_searched(service_url: s
     assert job.status == "cancelled" and job.progress.parts_done == job.progress.parts_total == 2
     assert job.result is not None and job.result.partial is True and job.result.iterations >= 200
     assert "partial result" in str(failed.value)
+
+
+class LosesFirstAnswer:
+    """A proxy that passes requests to `upstream` and drops the first answer (the connection closed
+    before it is sent back), as a network that fails at the wrong moment: it keeps what it saw."""
+
+    def __init__(self, upstream: str) -> None:
+        import http.client
+        import threading
+        from urllib.parse import urlsplit
+
+        self.http_client = http.client
+        where = urlsplit(upstream)
+        self.upstream = (where.hostname or "127.0.0.1", where.port or 80)
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.keys: list[str | None] = []
+        self.answers: list[bytes] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            with conn:
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    data += conn.recv(65536)
+                head, _, body = data.partition(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                fields = {k.lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:])}
+                while len(body) < int(fields.get("content-length", "0")):
+                    body += conn.recv(65536)
+                method, path, _ = lines[0].split(" ", 2)
+                self.keys.append(fields.get("idempotency-key"))
+                up = self.http_client.HTTPConnection(*self.upstream, timeout=60)
+                sent = {k: v for k, v in fields.items() if k not in ("host", "connection")}
+                up.request(method, path, body=body, headers=sent)
+                resp = up.getresponse()
+                payload = resp.read()
+                self.answers.append(payload)
+                if len(self.answers) == 1:
+                    continue  # dropped: the connection closes unanswered
+                out = f"HTTP/1.1 {resp.status} {resp.reason}\r\n".encode()
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("connection", "transfer-encoding"):
+                        out += f"{k}: {v}\r\n".encode()
+                conn.sendall(out + b"Connection: close\r\n\r\n" + payload)
+
+
+def test_a_job_post_whose_answer_is_lost_is_asked_again_and_makes_one_job(service_url: str) -> None:
+    import json
+
+    proxy = LosesFirstAnswer(service_url)
+    api = KashgarClient(proxy.url, retries=2, sleep=lambda s: None)
+    state = KashgarClient(service_url).new_game(players=2, seed=4, observer=0).state
+    assert state is not None
+    accepted = api.submit(state, iterations=100_000, seed=3, mode="async")
+    assert isinstance(accepted, Accepted)
+    assert len(proxy.keys) == 2 and proxy.keys[0] and proxy.keys[0] == proxy.keys[1]  # one key, sent twice
+    first = json.loads(proxy.answers[0])  # what the lost answer said
+    assert accepted.job_id == first["job_id"]  # the retry got that job, not a second one
+    KashgarClient(service_url).cancel(accepted)

@@ -180,3 +180,64 @@ def test_network_policies_keep_the_health_port_and_redis_to_those_that_need_them
     assert _allowed([], stranger, redis, redis_port)  # no policy: open (the model's base case)
     open_rule = [{"spec": {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{"from": [], "ports": []}]}}]
     assert _allowed(open_rule, stranger, web, health)  # empty lists allow all, as Kubernetes reads them
+
+
+# ---------------------------------------------------------------------------- pods, secrets, volumes
+
+
+def _deployments() -> dict[str, dict[str, Any]]:
+    return {d["metadata"]["name"]: d for d in k8s_docs() if d.get("kind") == "Deployment"}
+
+
+def test_every_pod_runs_unprivileged() -> None:
+    """Every pod runs as a user other than root, with the default seccomp profile; every container
+    without privilege escalation or capabilities, the Kashgar ones on a read-only root (a /tmp of
+    their own for gunicorn's heartbeat files and the metrics directory)."""
+    for name, d in _deployments().items():
+        pod = d["spec"]["template"]["spec"]
+        ctx = pod["securityContext"]
+        assert ctx["runAsNonRoot"] is True and ctx["runAsUser"] != 0, name
+        assert ctx["seccompProfile"] == {"type": "RuntimeDefault"}, name
+        for c in pod["containers"]:
+            sc = c["securityContext"]
+            assert sc["allowPrivilegeEscalation"] is False and sc["capabilities"] == {"drop": ["ALL"]}, name
+            if c["image"] == "kashgar-ai":
+                assert sc["readOnlyRootFilesystem"] is True, name
+                tmp = next(m for m in c["volumeMounts"] if m["mountPath"] == "/tmp")
+                assert any(v["name"] == tmp["name"] and "emptyDir" in v for v in pod["volumes"]), name
+    assert "USER kashgar" in (DEPLOY / "Dockerfile").read_text()  # uid 1000, as the pods say
+
+
+def test_web_and_workers_have_disruption_budgets_and_redis_a_volume_of_its_own() -> None:
+    budgets = [d for d in k8s_docs() if d.get("kind") == "PodDisruptionBudget"]
+    for name in ("kashgar-web", "kashgar-worker"):
+        labels = _deployments()[name]["spec"]["template"]["metadata"]["labels"]
+        assert any(_matches(b["spec"]["selector"], labels) for b in budgets), name
+    web_budget = next(b for b in budgets if b["metadata"]["name"] == "kashgar-web")
+    assert web_budget["spec"]["minAvailable"] < _deployments()["kashgar-web"]["spec"]["replicas"]
+    redis = _deployments()["kashgar-redis"]
+    volumes = {v["name"]: v for v in redis["spec"]["template"]["spec"]["volumes"]}
+    claim = volumes["data"]["persistentVolumeClaim"]["claimName"]
+    assert any(d.get("kind") == "PersistentVolumeClaim" and d["metadata"]["name"] == claim for d in k8s_docs())
+    assert redis["spec"]["strategy"] == {"type": "Recreate"}  # a ReadWriteOnce volume: one pod at a time
+
+
+def test_every_web_replica_takes_the_table_key_from_one_secret() -> None:
+    """The web pods read KASHGAR_TABLE_KEY (and KASHGAR_API_KEYS) from the Secret the docs create,
+    never from a value of their own; two app instances given that one key open each other's tokens."""
+    from cryptography.fernet import Fernet
+
+    web = _deployments()["kashgar-web"]
+    assert web["spec"]["replicas"] >= 2
+    (container,) = web["spec"]["template"]["spec"]["containers"]
+    assert {"secretRef": {"name": "kashgar-secrets"}} in container["envFrom"]
+    assert "KASHGAR_TABLE_KEY" not in _env(container)
+    config = next(d for d in k8s_docs() if d.get("kind") == "ConfigMap")["data"]
+    assert "KASHGAR_TABLE_KEY" not in config and "KASHGAR_API_KEYS" not in config
+    scaling = (DEPLOY.parent / "docs" / "scaling.md").read_text()
+    assert "create secret generic kashgar-secrets" in scaling and "KASHGAR_TABLE_KEY" in scaling
+    key = Fernet.generate_key().decode()
+    pods = [create_app({"TESTING": True, "log_level": "WARNING", "table_key": key}).test_client() for _ in range(2)]
+    body = pods[0].post("/table/new", json={"levels": ["novice"], "seed": 3}).get_json()
+    moved = pods[1].post("/table/move", json={"token": body["token"], "decision": body["legal"][0]["text"]})
+    assert moved.status_code == 200, moved.get_json()

@@ -5,8 +5,9 @@ document says what the server checks across fields where a schema can (`service/
 observers, level budgets, variants); a state or decision can still be valid by the document and
 impossible or illegal in the game, and a table's token or record one this service did not make,
 which no schema says, so for the operations that take one a valid request may get a 422 only for
-the state, the decision, the token or record, or the one budget rule a schema cannot say (parts
-times time_ms over the synchronous limit)."""
+the state, the decision, the token or record, the one budget rule a schema cannot say (parts
+times time_ms over the synchronous limit), or an Idempotency-Key sent before with another body (the
+examples draw keys again)."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ def only_the_game_refused(case: Any, response: Any) -> None:
     body = response.json()
     game = body["pointer"].startswith(GAME_POINTERS)
     sync_parts = body["error"] == "budget_too_large_for_sync" and body["pointer"] == "/parallel"
-    assert game or sync_parts, f"a valid request refused: {body}"
+    key_reused = body["error"] == "idempotency_key_reused"
+    assert game or sync_parts or key_reused, f"a valid request refused: {body}"
 
 
 @schema.parametrize()

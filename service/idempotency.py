@@ -1,0 +1,98 @@
+"""`Idempotency-Key` on the POSTs that make a job (`/suggest` answered as a job, `/reviews`): a
+client that sends a request again with the same key (a retry after a lost answer) gets the job the
+first one made, not a second job (as the IETF draft "The Idempotency-Key HTTP Header Field" and
+Stripe's API have it).
+
+A key is the client's own (two clients may use the same one), kept as long as a job's result
+(`KASHGAR_RESULT_TTL`, at least). The same key with another body is a 422
+`idempotency_key_reused`; while the first request with a key is still being answered, another is
+a 409 `idempotency_key_in_use` (retry). A request that was refused (4xx, 5xx) leaves its key free."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from flask import Response, g, jsonify, request, url_for
+
+from .clients import Client
+from .errors import APIError
+from .jobs import JobManager
+from .jobs.model import Record
+
+HEADER = "Idempotency-Key"
+MAX_CHARS = 255
+_PENDING = "pending"
+
+
+def key_of() -> str | None:
+    """The request's key (None: none given); 400 naming the header for one empty or too long."""
+    raw = request.headers.get(HEADER)
+    if raw is None:
+        return None
+    key = raw.strip()
+    if not key or len(key) > MAX_CHARS or not key.isprintable():
+        raise APIError(400, "invalid_idempotency_key", f"{HEADER} must be 1 to {MAX_CHARS} printable characters",
+                       HEADER, location="header")
+    return key
+
+
+@contextmanager
+def once(manager: JobManager, client: Client, key: str | None) -> Iterator[Callable[[Record], None]]:
+    """Around a job's submission: with no key, nothing. With one seen before (same body), the
+    earlier job, raised as `Replayed`; else the key is held while the body runs, and the job it
+    made is remembered by calling the yielded function with its record."""
+    if key is None:
+        yield lambda rec: None
+        return
+    name = f"idem:{client.id}:{key}"
+    body = hashlib.sha256(g.get("body_bytes", b"")).hexdigest()
+    ttl = max(manager.settings.result_ttl, manager.settings.job_ttl)
+    held = manager.store.claim_key(name, f"{_PENDING}|{body}", ttl)
+    if held is not None:
+        what, _, first_body = held.partition("|")
+        if first_body != body:
+            raise APIError(422, "idempotency_key_reused", f"this {HEADER} was sent with another request body; "
+                           "use a new key for a new request", HEADER, location="header")
+        if what == _PENDING:
+            raise APIError(409, "idempotency_key_in_use", f"a request with this {HEADER} is still being answered; "
+                           "retry in a moment", HEADER, location="header", headers={"Retry-After": "1"})
+        rec = manager.get(what)
+        if rec is not None:
+            raise Replayed(rec)
+        manager.store.set_key(name, f"{_PENDING}|{body}", ttl)  # its job expired: a new one
+    made: list[Record] = []
+    try:
+        yield made.append
+    except BaseException:
+        manager.store.forget_key(name)
+        raise
+    if made:
+        manager.store.set_key(name, f"{made[0]['id']}|{body}", ttl)
+    else:
+        manager.store.forget_key(name)
+
+
+class Replayed(Exception):  # noqa: N818 - an outcome, not an error
+    """The job an earlier request with the same key made."""
+
+    def __init__(self, rec: Record) -> None:
+        super().__init__(rec["id"])
+        self.rec = rec
+
+
+def accepted(rec: Record, backend: str, request_id: Any,
+             replayed: bool = False) -> tuple[Response, int, dict[str, str]]:
+    """The 202 of a job (`Location`: its status URL); for a request sent again with its key, the
+    first one's job with its status now, and `Idempotent-Replayed: true`."""
+    from .jobs.model import job_status
+
+    url = url_for("jobs.get_job", job_id=rec["id"])
+    body = {"job_id": rec["id"], "status": job_status(rec).value, "status_url": url, "parts": len(rec["parts"]),
+            "backend": backend, "request_id": request_id, "mode": "async"}
+    headers = {"Location": url}
+    if replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return jsonify(body), 202, headers
