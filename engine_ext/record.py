@@ -57,7 +57,7 @@ RECORD_SCHEMA: dict[str, Any] = {
             "type": "object", "required": ["seat", "decision"],
             "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
                            "decision": {"type": "string"},
-                           "shuffle": {"type": "integer", "minimum": 0,
+                           "shuffle": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1,
                                        "description": "the seed of a shuffle of what no seat knew, made "
                                                       "before this move (Game.shuffle_unknown)"},
                            "description": {"type": "string"},

@@ -85,7 +85,9 @@ def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tup
         """A level (or, where the default level fits, none) whose budget is within these limits,
         unless the request gives its own budget."""
         names = [name for name, budget in budgets.items() if within(budget, iterations, ms)]
-        level = {"anyOf": [{"required": ["iterations"]}, {"required": ["time_ms"]},
+        given = {"not": {"type": "null"}}  # a budget sent as null is none: the level's then
+        level = {"anyOf": [{"required": ["iterations"], "properties": {"iterations": given}},
+                           {"required": ["time_ms"], "properties": {"time_ms": given}},
                            {"required": ["level"], "properties": {"level": {"enum": names}}}]}
         if default_level in names:
             level["anyOf"].append({"not": {"required": ["level"]}})

@@ -24,6 +24,8 @@ from ..errors import APIError
 from ..models import SuggestRequest
 from . import words
 
+#: Bits of a shuffle's seed: a record's numbers stay exact in JavaScript (at most 2**53 - 1).
+SHUFFLE_BITS = 52
 #: Alternatives shown beside a hint's suggestion.
 HINT_ALTERNATIVES = 3
 #: Decisions the bots may take in one call before the person is asked again (a game is far shorter).
@@ -144,7 +146,7 @@ def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
         raise APIError(409, "not_your_turn", "the game is over" if game.is_terminal else
                        "it is not your decision in this table", "/decision")
     d = engine.parse_decision(game, decision, "/decision")
-    steps = [_apply(table, game, str(d), table.seat, secrets.randbits(63))]
+    steps = [_apply(table, game, str(d), table.seat, secrets.randbits(SHUFFLE_BITS))]
     return steps + play_bots(table, game)
 
 
