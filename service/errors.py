@@ -1,7 +1,10 @@
-"""Errors as JSON: every 4xx/5xx body is `{"error", "message", "pointer", "errors", "request_id"}`.
+"""Errors as problem details (RFC 9457, `application/problem+json`): every 4xx/5xx body has the
+standard members `type` (`about:blank`: the status says what kind of problem), `title` (the
+status's reason phrase), `status` and `detail`, and the service's own: `error` (a code),
+`message` (as `detail`), `pointer`, `in`, `errors` and `request_id`.
 
 `pointer` is a JSON pointer (RFC 6901) into the request body (`""` is the whole body); for path
-and query parameters `in` says where the pointer points (`"path"`, `"query"`).
+and query parameters and headers `in` says where the pointer points (`"path"`, `"query"`, `"header"`).
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Sequence
+from http import HTTPStatus
 from typing import Any
 
 from flask import Flask, Response, g, has_app_context, jsonify
@@ -58,6 +62,10 @@ class APIError(Exception):
 
     def body(self) -> dict[str, Any]:
         return {
+            "type": "about:blank",
+            "title": _phrase(self.status),
+            "status": self.status,
+            "detail": self.message,
             "error": self.code,
             "message": self.message,
             "pointer": self.pointer,
@@ -199,8 +207,20 @@ def validate_model(model: type[BaseModel], payload: Any) -> Any:
         raise from_validation_error(exc) from None
 
 
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Error"
+
+
+#: The media type of every error body (RFC 9457).
+PROBLEM_JSON = "application/problem+json"
+
+
 def error_response(err: APIError) -> Response:
     resp = jsonify(err.body())
+    resp.mimetype = PROBLEM_JSON
     resp.status_code = err.status
     for k, v in err.headers.items():
         resp.headers[k] = v

@@ -34,7 +34,7 @@ import gunicorn.util
 from gunicorn.workers.gthread import ThreadWorker
 
 from .config import Settings
-from .errors import APIError, http_code
+from .errors import PROBLEM_JSON, APIError, http_code
 from .logs import new_request_id
 
 log = logging.getLogger("kashgar.service")
@@ -218,7 +218,7 @@ def write_json_error(sock: Any, status: int, reason: str, message: str, headers:
         "answered by gunicorn, not the app: %s %s", status, code,
         extra={"status": status, "error": code, "request_id": rid},
     )
-    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    head = (f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: {PROBLEM_JSON}\r\n"
             f"X-Request-ID: {rid}\r\n{headers}Content-Length: {len(data)}\r\n\r\n").encode("latin-1")
     gunicorn.util.write_nonblock(sock, head + data)
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .errors import APIError, http_code
+from .errors import PROBLEM_JSON, APIError, http_code
 from .readiness import health, not_ready, readiness
 
 log = logging.getLogger("kashgar.health")
@@ -88,12 +88,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, status: int, reason: str, message: str) -> None:
         body = APIError(status, http_code(status, reason), message, "", location="path").body()
-        self._send(status, body, {"Allow": "GET"} if status == 405 else {})
+        self._send(status, body, {"Allow": "GET"} if status == 405 else {}, PROBLEM_JSON)
 
-    def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None,
+              content_type: str = "application/json") -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         for name, value in (headers or {}).items():

@@ -494,8 +494,13 @@ class ErrorItem(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    """Every error: a code, a message, and a JSON pointer into the request (`in` says into what)."""
+    """Every error, as problem details (RFC 9457, `application/problem+json`): a code, a message,
+    and a JSON pointer into the request (`in` says into what)."""
 
+    type: str = Field(description='"about:blank": the status says what kind of problem it is.')
+    title: str = Field(description="The status's reason phrase.")
+    status: int
+    detail: str = Field(description="What is wrong (as `message`).")
     error: str
     message: str
     pointer: str = Field(description='JSON pointer (RFC 6901) of the wrong field; "" is the whole body.')

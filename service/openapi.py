@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from . import models, openapi_rules
+from .errors import PROBLEM_JSON
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -185,7 +186,7 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
         for status in sorted(error_codes):
             responses[str(status)] = {
                 "description": ERROR_DESCRIPTIONS.get(status, "Method not allowed."),
-                "content": {"application/json": {"schema": ref(models.ErrorBody, "serialization")}},
+                "content": {PROBLEM_JSON: {"schema": ref(models.ErrorBody, "serialization")}},
             }
         item["responses"] = responses
         paths.setdefault(_openapi_path(op.path), {})[op.method] = item

@@ -130,7 +130,8 @@ class EmbeddedQueue(JobQueue):
                 with self._lock:
                     self._busy -= 1
                 self._wake.wait(self.POLL_S)
-                self._wake.clear()
+                if not self._stopping.is_set():  # a stop's wake is for every thread: left set
+                    self._wake.clear()
                 continue
             job_id, index, attempt, verdict, rec = got
             try:

@@ -270,10 +270,10 @@ def test_play_names_a_bot_search_that_failed_on_the_server(how: str, service_url
     real = KashgarClient.request
 
     def asynchronous(self: KashgarClient, method: str, path: str, body: Any = None,
-                     timeout: float | None = None) -> Answer:
+                     timeout: float | None = None, idempotency_key: str | None = None) -> Answer:
         if path == "/suggest":
             return Answer(202, {"Location": "/jobs/j123"}, {"job_id": "j123", "status": "queued"})
-        return real(self, method, path, body, timeout)
+        return real(self, method, path, body, timeout, idempotency_key)
 
     def waits_too_long(self: KashgarClient, job: Any, *args: Any, **kwargs: Any) -> Job:
         raise JobTimeout("j123", "running", 3600.0)

@@ -105,8 +105,9 @@ def test_a_stalled_request_head_is_408_and_the_server_answers_others(web: Gunico
         assert status == 200
         assert time.monotonic() - t0 < 1.0  # not after the stalled ones' client timeouts
         for s in stalled:
-            status, body, _ = response(s)  # then closed by the server
+            status, body, headers = response(s)  # then closed by the server (gunicorn's own answer)
             assert status == 408 and body["error"] == "request_timeout", body
+            assert headers["content-type"] == "application/problem+json" and body["status"] == 408, headers
     finally:
         for s in stalled:
             s.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
+from http import HTTPStatus
 from typing import Any
 
 import jsonschema
@@ -669,3 +670,16 @@ def test_the_openapi_document_names_the_levels_this_server_answers(client: Flask
     names = [lv["name"] for lv in client.get("/levels").json["levels"]]
     level = client.get("/openapi.json").json["components"]["schemas"]["SuggestRequest"]["properties"]["level"]
     assert [b["enum"] for b in level["anyOf"] if b.get("type") == "string"] == [names]
+
+
+def test_errors_are_problem_details(client: Any) -> None:
+    """Every error is an RFC 9457 problem (`application/problem+json`: type, title, status, detail)
+    with the service's own members (error, message, pointer, in, errors, request_id)."""
+    for resp, status in ((client.post("/games", json={"players": 9}), 422), (client.get("/nowhere"), 404),
+                         (client.post("/games", data="{", content_type="application/json"), 400),
+                         (client.delete("/games"), 405)):
+        body = resp.json
+        assert resp.status_code == status and resp.raw.mimetype == "application/problem+json", (resp, body)
+        assert body["type"] == "about:blank" and body["status"] == status and body["detail"] == body["message"]
+        assert body["title"] == HTTPStatus(status).phrase
+        assert {"error", "pointer", "in", "errors", "request_id"} <= set(body)
