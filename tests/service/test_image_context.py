@@ -41,3 +41,26 @@ def test_nothing_built_on_the_host_goes_into_the_image() -> None:
 def test_the_image_checks_its_own_health() -> None:
     dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
     assert "HEALTHCHECK" in dockerfile and "/healthz" in dockerfile.split("HEALTHCHECK", 1)[1]
+
+
+def test_the_image_installs_its_dependencies_at_pinned_versions() -> None:
+    """deploy/requirements.lock pins the run-time dependencies (the package's, within pyproject's
+    ranges, and theirs) at one version each, and the image installs the wheel with it as
+    constraints: an image built later installs the same versions (`scripts/lock_image_deps.py`
+    writes it from an environment where the tests pass)."""
+    from packaging.requirements import Requirement
+
+    lock = ROOT / "deploy" / "requirements.lock"
+    assert "deploy/requirements.lock" in _context()
+    pins = {}
+    for line in lock.read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, line
+            pins[name] = version
+    assert {"werkzeug", "pydantic-core", "jinja2"} <= set(pins)  # theirs too, not only the package's own
+    for raw in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]:
+        req = Requirement(raw)
+        assert req.specifier.contains(pins[req.name.lower()]), (raw, pins[req.name.lower()])
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert "COPY deploy/requirements.lock" in dockerfile and "-c /tmp/requirements.lock /wheels/*.whl" in dockerfile
