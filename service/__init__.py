@@ -74,6 +74,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api.register(app)
     table.init_app(app)
     app.register_blueprint(openapi.bp)
+    app.register_blueprint(openapi.docs_blueprint())
     app.register_blueprint(metrics.bp)
     cors.init_app(app, settings.cors_origins)
     ratelimit.init_app(app, settings)  # after the views: it exempts the open ones

@@ -29,10 +29,11 @@ from .errors import APIError
 
 #: Paths never asked for a key nor limited: probes and monitoring.
 OPEN_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
-#: The web table's page and its files: static, they name nothing a key guards (the page sends the
-#: key it is given with its calls to /levels and /table/*).
-PAGE_PATHS = frozenset({"/", "/play"})
-PAGE_PREFIX = "/table/static/"
+#: The web table's page and its files, and the API's documentation (the document and its viewer):
+#: they name nothing a key guards (the table's page and the viewer's "try it" send the key they are
+#: given with their calls).
+PAGE_PATHS = frozenset({"/", "/play", "/openapi.json", "/docs"})
+PAGE_PREFIXES = ("/table/static/", "/docs/")
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def init_app(app: Flask, settings: Settings) -> None:
     def _identify() -> None:
         if request.path in OPEN_PATHS or is_preflight():
             return
-        if keys and (request.path in PAGE_PATHS or request.path.startswith(PAGE_PREFIX)):
+        if keys and (request.path in PAGE_PATHS or request.path.startswith(PAGE_PREFIXES)):
             return
         if not keys:
             g.kashgar_client = Client(f"addr:{request.remote_addr or 'unknown'}", settings.sync_client_seconds,

@@ -278,11 +278,11 @@ def openapi_json() -> Response:
     return jsonify(spec)
 
 
-@bp.get("/docs")
+@bp.get("/docs/plain")
 @operation(
-    "/docs",
+    "/docs/plain",
     "get",
-    summary="Browsable API documentation",
+    summary="The API documentation as one plain page (no scripts)",
     tag="meta",
     responses={200: ("An HTML page.", None)},
     content_type="text/html",
@@ -290,6 +290,20 @@ def openapi_json() -> Response:
 def docs_page() -> Response:
     spec = current_app.extensions.get("kashgar_openapi") or _served_spec()
     return Response(render_docs(spec), mimetype="text/html")
+
+
+#: Where the interactive documentation is: Swagger UI, served from the flask-swagger-ui package.
+DOCS_PREFIX = "/docs"
+
+
+def docs_blueprint() -> Any:
+    """/docs/: the API to read and to try (Swagger UI from its package's files, no CDN), on this
+    server's own /openapi.json; with API keys, its Authorize button takes one."""
+    from flask_swagger_ui import get_swaggerui_blueprint
+
+    return get_swaggerui_blueprint(DOCS_PREFIX, "/openapi.json", config={
+        "app_name": "Kashgar AI API", "tryItOutEnabled": True, "persistAuthorization": False,
+        "displayRequestDuration": True}, blueprint_name="docs")
 
 
 def _served_spec() -> dict[str, Any]:

@@ -143,3 +143,30 @@ def test_every_example_is_linked_from_the_page_and_every_link_leads_somewhere() 
     examples = {p.relative_to(ROOT / "docs").as_posix() for p in EXAMPLES.rglob("*") if p.is_file()
                 and p.suffix in (".py", ".mjs", ".html")}
     assert examples and examples <= set(links)
+
+
+def test_the_interactive_docs_try_a_call_on_the_keyed_server_in_chromium(server: Gunicorn, browser: Any) -> None:
+    """/docs/ is Swagger UI from its package (no CDN: every file it loads is this server's): it
+    shows the API from /openapi.json, takes the key with Authorize, and "try it out" on GET /levels
+    answers 200 with the levels."""
+    page = browser.new_page()
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(server.url) else None)
+    try:
+        page.goto(server.url + "/docs/")
+        page.wait_for_selector(".opblock", timeout=60_000)
+        assert page.locator(".opblock-summary-path", has_text="/suggest").count() >= 1
+        page.click(".btn.authorize")
+        page.fill(".auth-container input", KEY)
+        page.click(".auth-btn-wrapper .authorize")
+        page.click(".auth-btn-wrapper .btn-done")
+        page.locator(".opblock-get .opblock-summary-path", has_text="/levels").first.click()
+        block = page.locator(".opblock.is-open").first
+        block.locator(".execute").click()  # "try it out" is on from the start (tryItOutEnabled)
+        status = block.locator(".live-responses-table tbody .response-col_status").first
+        status.wait_for(timeout=60_000)
+        assert status.inner_text().strip() == "200"
+        assert "novice" in block.locator(".live-responses-table tbody .response-col_description").first.inner_text()
+        assert not outside, outside
+    finally:
+        page.close()

@@ -174,8 +174,12 @@ def test_openapi_document(client: FlaskClient) -> None:
     maxima = {k: [b["maximum"] for b in props[k]["anyOf"] if "maximum" in b]
               for k in ("iterations", "time_ms", "parallel")}
     assert maxima == {"iterations": [TEST_CONFIG["max_iterations"]], "time_ms": [600_000], "parallel": [16]}
-    page = client.get("/docs")
+    page = client.get("/docs/plain")
     assert page.status_code == 200 and b"/suggest" in page.data
+    viewer = client.get("/docs/")  # Swagger UI, from its package, on this document
+    assert viewer.status_code == 200 and b"/docs/swagger-ui-bundle.js" in viewer.data
+    assert b"/openapi.json" in viewer.data
+    assert client.get("/docs/swagger-ui-bundle.js").status_code == 200
 
 
 def test_the_openapi_document_says_what_the_server_checks_across_fields(
