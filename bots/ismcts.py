@@ -420,7 +420,7 @@ class Search:
         that waits for it (a health probe, a short request, a job's part) runs within a few ms."""
         if iterations > 0 and done >= iterations:
             return True
-        if done > 0:
+        if done > 0 and (deadline > 0.0 or should_stop is not None or progress is not None or done & 15 == 0):
             t = time.perf_counter()
             if t >= self.next_yield:
                 self.next_yield = t + YIELD_S
