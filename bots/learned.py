@@ -130,10 +130,6 @@ class Model:
                              f"({len(self.names)} names, the engine has {len(want)}): train it again")
 
 
-def parse_model(doc: dict[str, Any]) -> Model:
-    return Model(doc)
-
-
 @lru_cache(maxsize=4)
 def load_model(path: str | None = None) -> Model:
     """The shipped value model (`bots/data/value_model.json`), or `path`'s, checked against the engine."""

@@ -421,9 +421,6 @@ class Rules:
         else:  # pragma: no cover
             raise KeyError(name)
 
-    def kind_of(self, card: cython.int) -> cython.int:
-        return self.ckind[card]
-
 
 class State:
     """A full game state (decks in a definite order). See the module docstring."""
@@ -450,9 +447,6 @@ class State:
 
     def get_rng(self) -> cython.ulonglong:
         return self.rng
-
-    def set_rng(self, rng: cython.ulonglong) -> None:
-        self.rng = rng
 
     def rules(self) -> Rules:
         return self.R

@@ -203,7 +203,6 @@ cdef class Rules:
     cdef int con_cost[280]
     cdef int con_pay_res[40]
     cdef int con_pay_n[40]
-    cpdef int kind_of(self, int card)
 
 
 cdef class State:
@@ -214,7 +213,6 @@ cdef class State:
     cdef unsigned long long rng
 
     cpdef unsigned long long get_rng(self)
-    cpdef set_rng(self, unsigned long long rng)
     cdef unsigned long long _rand(self)
     cdef int _randint(self, int n)
     cpdef State clone(self)

@@ -44,10 +44,6 @@ def load_game(doc: Any, prefix: str = "/state") -> Any:
         raise state_error(exc, prefix) from None
 
 
-def validate_state(doc: Any, prefix: str = "/state") -> None:
-    load_game(doc, prefix)
-
-
 def words_of(game: Any) -> Words:
     """The renderer of `game`'s card data."""
     return words(game.engine.data)
