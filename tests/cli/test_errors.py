@@ -432,3 +432,25 @@ def test_an_error_during_the_games_is_not_taken_for_a_bad_argument(monkeypatch: 
     monkeypatch.setattr(arena_mod, "play_game", fails_on_the_second)
     with pytest.raises(ValueError, match="1283"):
         main(["arena", "random", "random:", "-n", "4", "-j", "1", "--no-progress", "--game", "toy"])
+
+
+@pytest.mark.parametrize("delay", [0.05, 0.3, 0.8, 1.5])
+def test_ctrl_c_however_early_stops_within_a_second_or_so(delay: float, tmp_path: Path) -> None:
+    """Ctrl-C while the command starts, loads the engine or searches: one line, status 130, at once
+    (a second is the promise; the bound here allows for a loaded machine)."""
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps(engine_ext.new_game(players=2, seed=1).to_json()))
+    proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", "suggest", str(state), "--time-ms", "60000"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        time.sleep(delay)
+        t0 = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        took = time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130, err
+    assert err.decode() in ("kashgar suggest: interrupted\n", "kashgar: interrupted\n") and out == b""
+    assert took < 5.0, took
