@@ -78,8 +78,8 @@ class ISMCTSConfig:
                                   # whose mean reward is at most this many log-odds below its (0: all moves)
 
     def __post_init__(self) -> None:
-        """A setting of the wrong type or out of range is a ValueError naming it (a spec such as
-        `ismcts:c=abc` failed deep in the search, and `iterations=-5` or `1.5` searched anyway)."""
+        """A setting of the wrong type or out of range is a ValueError naming it, here rather than
+        deep in the search (`ismcts:c=abc`), and never searched with (`iterations=-5` or `1.5`)."""
         def number(v: Any) -> bool:
             return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 

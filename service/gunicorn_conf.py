@@ -120,8 +120,8 @@ threads = 32
 timeout = int(int(os.environ.get("KASHGAR_SYNC_TIMEOUT_MS", "20000")) / 1000) + 30
 graceful_timeout = 30
 # gunicorn's control socket (gunicornc) is one path per user ($HOME/.gunicorn/gunicorn.ctl): a
-# second server on the machine took it over, and the first one stopping removed it from under the
-# second. The service does not use it; signals (HUP, USR2, TERM) manage the master.
+# second server on the machine would take it over, and the first one stopping would remove it from
+# under the second. The service does not use it; signals (HUP, USR2, TERM) manage the master.
 control_socket_disable = True
 keepalive = 5
 backlog = 2048

@@ -70,7 +70,7 @@ def default_parallel(iterations: int | None, time_ms: int | None, settings: Sett
     """Parts of a search when the request names none. An iteration budget: one per
     `part_iterations`. A time budget: every part searches for the whole time, so only as many as
     can run side by side: `time_parts` on RQ workers, and no more than the `workers` listening
-    (when known; with one worker, four parts took four times the time asked for), `embedded_threads`
+    (when known: one worker runs four parts in four times the time asked for), `embedded_threads`
     on the embedded queue (one by default, for the same reason), one when synchronous."""
     if iterations is not None:
         return max(1, min(settings.max_parts, math.ceil(iterations / max(1, settings.part_iterations))))
