@@ -11,8 +11,7 @@ a 409 `idempotency_key_in_use` (retry). A request that was refused (4xx, 5xx) le
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, g, jsonify, request, url_for
@@ -39,14 +38,13 @@ def key_of() -> str | None:
     return key
 
 
-@contextmanager
-def once(manager: JobManager, client: Client, key: str | None) -> Iterator[Callable[[Record], None]]:
-    """Around a job's submission: with no key, nothing. With one seen before (same body), the
-    earlier job, raised as `Replayed`; else the key is held while the body runs, and the job it
-    made is remembered by calling the yielded function with its record."""
+def submit_once(manager: JobManager, client: Client, key: str | None,
+                submit: Callable[[], Record]) -> tuple[Record, bool]:
+    """The job `submit()` makes, or, for a key seen before with the same body, the earlier job:
+    (the job, whether it is an earlier request's). The key is held while `submit` runs and left
+    free if it raises."""
     if key is None:
-        yield lambda rec: None
-        return
+        return submit(), False
     name = f"idem:{client.id}:{key}"
     body = hashlib.sha256(g.get("body_bytes", b"")).hexdigest()
     ttl = max(manager.settings.result_ttl, manager.settings.job_ttl)
@@ -61,26 +59,15 @@ def once(manager: JobManager, client: Client, key: str | None) -> Iterator[Calla
                            "retry in a moment", HEADER, location="header", headers={"Retry-After": "1"})
         rec = manager.get(what)
         if rec is not None:
-            raise Replayed(rec)
+            return rec, True
         manager.store.set_key(name, f"{_PENDING}|{body}", ttl)  # its job expired: a new one
-    made: list[Record] = []
     try:
-        yield made.append
+        rec = submit()
     except BaseException:
         manager.store.forget_key(name)
         raise
-    if made:
-        manager.store.set_key(name, f"{made[0]['id']}|{body}", ttl)
-    else:
-        manager.store.forget_key(name)
-
-
-class Replayed(Exception):  # noqa: N818 - an outcome, not an error
-    """The job an earlier request with the same key made."""
-
-    def __init__(self, rec: Record) -> None:
-        super().__init__(rec["id"])
-        self.rec = rec
+    manager.store.set_key(name, f"{rec['id']}|{body}", ttl)
+    return rec, False
 
 
 def accepted(rec: Record, backend: str, request_id: Any,

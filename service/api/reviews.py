@@ -44,13 +44,9 @@ def create_review() -> tuple[Response, int, dict[str, str]]:
     spec = review.plan(req.record, req.level, req.seats, req.seed)
     client = clients.current()
     cost = cost_seconds(spec)
-    try:
-        with idempotency.once(manager(), client, key) as made:
-            rec = manager().submit_parts(spec.to_dict(), spec.parts, request_id(), client.id,
-                                         admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost),
-                                         cost=cost)
-            made(rec)
-    except idempotency.Replayed as again:
-        return idempotency.accepted(again.rec, manager().backend, request_id(), replayed=True)
-    metrics.get().searches.labels("review", spec.level).inc()
-    return idempotency.accepted(rec, manager().backend, request_id())
+    rec, replayed = idempotency.submit_once(manager(), client, key, lambda: manager().submit_parts(
+        spec.to_dict(), spec.parts, request_id(), client.id,
+        admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost), cost=cost))
+    if not replayed:
+        metrics.get().searches.labels("review", spec.level).inc()
+    return idempotency.accepted(rec, manager().backend, request_id(), replayed)

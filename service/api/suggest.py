@@ -149,16 +149,12 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
         body["mode"] = "sync"
         return jsonify(body), 200
     client = clients.current()
-    try:
-        with idempotency.once(manager(), client, key) as made:
-            rec = manager().submit(  # StoreUnavailable -> 503, past a limit -> 429
-                spec, request_id(), client.id,
-                admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost), cost=cost)
-            made(rec)
-    except idempotency.Replayed as again:
-        return idempotency.accepted(again.rec, manager().backend, request_id(), replayed=True)
-    m.searches.labels("async", label).inc()
-    return idempotency.accepted(rec, manager().backend, request_id())
+    rec, replayed = idempotency.submit_once(manager(), client, key, lambda: manager().submit(
+        spec, request_id(), client.id,  # StoreUnavailable -> 503, past a limit -> 429
+        admit=lambda job_id: admission.admit_async(manager(), client, job_id, cost), cost=cost))
+    if not replayed:
+        m.searches.labels("async", label).inc()
+    return idempotency.accepted(rec, manager().backend, request_id(), replayed)
 
 
 def search_now(spec: search.SearchSpec, game: Any, timeout_ms: int | None) -> dict[str, Any]:

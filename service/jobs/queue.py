@@ -219,6 +219,7 @@ class RQQueue(JobQueue):
         self.settings = settings
         self.rq_queue = Queue(settings.queue_name, connection=connection)
         self.express_queue = Queue(express_name(settings), connection=connection)
+        self.queues = (self.rq_queue, self.express_queue)  # where a fed part may wait
         p = f"{settings.key_prefix}:fair"
         self.parts_key, self.fed_key, self.fed_at_key, self.clients_key, self.pending_prefix = (
             f"{p}:parts", f"{p}:fed", f"{p}:fed-at", f"{p}:clients", f"{p}:pending:")
@@ -325,7 +326,7 @@ class RQQueue(JobQueue):
                     pipe.hdel(self.parts_key, entry)
                     pipe.lrem(self.pending_prefix + client, 0, entry)
                 for rq_id in rq_ids:
-                    for queue in (self.rq_queue, self.express_queue):
+                    for queue in self.queues:
                         pipe.lrem(queue.key, 0, rq_id)
                     pipe.delete(Job.key_for(rq_id))
                 pipe.execute()
@@ -351,7 +352,7 @@ class RQQueue(JobQueue):
             job_id, index, attempt, handbacks = entry.split("|")
             rq_id = self.rq_job_id(job_id, int(index), int(attempt), int(handbacks))
             if any(self._redis(lambda rq_id=rq_id, q=q: self.connection.lpos(q.key, rq_id)) is not None
-                   for q in (self.rq_queue, self.express_queue)):
+                   for q in self.queues):
                 continue
             try:
                 Job.fetch(rq_id, connection=self.connection)
@@ -439,8 +440,7 @@ class RQQueue(JobQueue):
         cleans the intermediate list only every ten minutes: a part out of the queue's list longer
         than the heartbeat timeout (timed from when this check first saw it so) is lost, and taken
         out of the intermediate list."""
-        queues = (self.rq_queue, self.express_queue)
-        if any(self.connection.lpos(q.key, rq_id) is not None for q in queues):
+        if any(self.connection.lpos(q.key, rq_id) is not None for q in self.queues):
             return True
         seen_key = f"{self.settings.key_prefix}:taken-since:{rq_id}"
         now = time.time()
@@ -449,7 +449,7 @@ class RQQueue(JobQueue):
         since = float(self.connection.get(seen_key) or now)
         if now - since <= self.settings.heartbeat_timeout:
             return True
-        for q in queues:
+        for q in self.queues:
             self.connection.lrem(q.intermediate_queue_key, 0, rq_id)
         return False
 
