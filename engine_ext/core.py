@@ -58,6 +58,9 @@ MULES = 6
 CINNAMON = 4
 REG = 7  # "the resource chosen last" ($) in an effect step
 SPICE_MASK = 31
+TRADE_SPICE = 2  # a trade's gain for each gold paid: this many of a spice, ...
+TRADE_MULES = 1  # ... or this many mules
+END_VP = 25  # a seat with this many VP triggers the end of the game (the round is played out)
 
 # ---- effect steps (opcodes); each step is 4 ints: op, a, b, c -------------------------------
 OP_PAY = 1
@@ -292,7 +295,7 @@ def at_turn_limit(d) -> cython.bint:
 
 def ends_after(d, tp: cython.int) -> cython.bint:
     """Whether the game ends with the turn of seat `tp` that has just ended: the last seat's turn
-    once someone has reached 25 VP (the end is triggered), or the turn limit's."""
+    once someone has reached END_VP (the end is triggered), or the turn limit's."""
     return (d[S_ENDTRIG] != 0 and tp == last_seat(d)) or at_turn_limit(d)
 
 
@@ -885,7 +888,7 @@ class State:
                 if v != self.d[O_PL + p * 8 + PL_VPC]:
                     self.d[O_PL + p * 8 + PL_VPC] = v
                     self.d[O_PL + p * 8 + PL_LAST] = self.d[S_TURN]
-                if v >= 25:
+                if v >= END_VP:
                     self.d[S_ENDTRIG] = 1
             tp = self.d[S_TURNPL]
             self.d[S_TURN] += 1
@@ -1203,7 +1206,7 @@ class State:
             self.d[S_PEND] = P_TRADE
             return
         elif pend == P_TRADE:
-            self._add(p, arg, 1 if arg == MULES else 2)
+            self._add(p, arg, TRADE_MULES if arg == MULES else TRADE_SPICE)
             self.d[S_LAST] = arg
             self.d[S_N] -= 1
             if self.d[S_N] > 0:

@@ -12,6 +12,9 @@ cdef int MULES
 cdef int CINNAMON
 cdef int REG
 cdef int SPICE_MASK
+cdef int TRADE_SPICE
+cdef int TRADE_MULES
+cdef int END_VP
 cdef int OP_PAY
 cdef int OP_INC
 cdef int OP_SET
@@ -226,7 +229,7 @@ cdef class State:
     cpdef int winner(self)
     cdef void _add(self, int p, int r, int n)
     cdef void _setres(self, int p, int r, int v)
-    cdef int _card_kind(self, int card)
+    cdef int _card_kind(self, int card) noexcept  # (the evaluator calls it per caravan card)
     cdef void _card_enter(self, int p, int card)
     cdef void _card_leave(self, int p, int card)
     cdef int _front(self, int car)

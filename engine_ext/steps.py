@@ -235,8 +235,9 @@ STEPS: tuple[Step, ...] = (
          "shuffle the deck (only the special deck)",
          "shuffle the {DECK} deck"),
     Step("trade", 27, (),
-         "pay k >= 1 gold; for each gold, +2 of a spice or +1 mules, chosen one at a time",
-         "pay gold: for each, +2 of a spice or +1 mules", (C.P_TRADE_PAY, C.P_TRADE)),
+         f"pay k >= 1 gold; for each gold, +{C.TRADE_SPICE} of a spice or +{C.TRADE_MULES} mules, "
+         "chosen one at a time",
+         f"pay gold: for each, +{C.TRADE_SPICE} of a spice or +{C.TRADE_MULES} mules", (C.P_TRADE_PAY, C.P_TRADE)),
     Step("set_distinct", 28, (Arg("MASK", MASK, 0), _n("c", 1), _n("v", 2)),
          "set c different resources of MASK to v, chosen one at a time",
          "set {c} different {MASK:plural} to {v} each", (C.P_SETDIST,)),

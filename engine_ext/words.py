@@ -37,6 +37,7 @@ from typing import Any
 
 from engine_ext import carddata, steps
 from engine_ext.carddata import CardData
+from engine_ext.core import TRADE_MULES, TRADE_SPICE
 from engine_ext.decisions import Decision
 
 __all__ = ["HIDDEN_CHOICE", "Words", "ask_text", "card_effect_text", "card_name", "contract_text",
@@ -248,7 +249,7 @@ class Words:
                 card = "the card"
             return f"remove {card} ({_caravan(car)}, card {pos + 1}) from the game"
         if k == "pay":
-            return f"pay {a[0]} gold to trade: for each, +2 of a spice or +1 mule"
+            return f"pay {a[0]} gold to trade: for each, +{TRADE_SPICE} of a spice or +{TRADE_MULES} mule"
         if k == "route":
             return self._route(d, caravans)
         return {"fulfil": "fulfil no contract", "wheat": "fulfil none of them", "remove": "remove no card",
