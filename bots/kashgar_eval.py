@@ -6,7 +6,7 @@ is Kashgar's, computed on the engine's state array.
   decisions from the state's own buffer, `apply_unchecked`;
 - the features of a seat (`bots.features`: VP, capped resources, contracts in reach, caravans and
   the cards in them) and its value, linear in them: sum_i (a_i + b_i * t) * f_i, t the game's
-  progress (the leader's VP / 25, at most 1);
+  progress (the leader's VP / the engine's END_VP, at most 1);
 - the greedy choice (the decision after which the mover's own value, by the rollout weights, is
   highest) that plays the turns of the macro search and the "turn" rollout;
 - the rollout and the leaf's rewards: `depth` random decisions ("eval") or the rest of the current
@@ -44,6 +44,7 @@ MAX_KINDS = 64
 MAX_BLOCK = SEAT_FIXED + 2 * MAX_KINDS
 MAX_HIDDEN = 256  # units per hidden layer at most
 MAX_LAYERS = 4  # weight layers at most
+MAX_DISPLAY = 8  # face-up contracts at most (the engine shows 4)
 
 
 class KashgarEvaluator(Evaluator):
@@ -68,6 +69,8 @@ class KashgarEvaluator(Evaluator):
         self.f = self._f
         self.vals = self._vals
         self.nfeat = 0
+        self._miss = int_array(MAX_DISPLAY)  # `_features`: units each face-up contract lacks for the seat
+        self.miss = self._miss
         self._blk = double_array(4 * MAX_BLOCK + GLOBAL_FIXED + MAX_KINDS)  # every seat's block, the table's
         self._hid = double_array(2 * MAX_HIDDEN)
         self._mw = double_array(1)
@@ -113,6 +116,7 @@ class KashgarEvaluator(Evaluator):
         self.pl_ncon = lay["PL_NCON"]
         self.pl_nwheat = lay["PL_NWHEAT"]
         self.ncards = core_py.NCARDS
+        self.end_vp = core_py.END_VP
 
     def set_weights(self, weights: Any, rollout_weights: Any = None) -> None:
         """The value's weights: `a` then `b`, one of each per feature (see `features`); the value of
@@ -191,7 +195,8 @@ class KashgarEvaluator(Evaluator):
     # ---- features and values ----------------------------------------------------------------
 
     def _features(self, d: Any, p: int) -> None:
-        """Fill `self.f` with seat `p`'s features (the order of `bots.features.feature_names`)."""
+        """Fill `self.f` with seat `p`'s features (the order of `bots.features.feature_names`), and
+        `self.miss[i]` with the units seat `p` lacks for face-up contract `i`."""
         r = self.o_res + p * 7
         k = 0
         i = 0
@@ -232,6 +237,7 @@ class KashgarEvaluator(Evaluator):
             have = d.d[r + 6]
             total += need
             covered += need if have >= need else have
+            self.miss[i] = total - covered
             if total > 0:
                 x = covered * 1.0 / total  # a C double division (the build sets cdivision)
                 x = R.con_vp[c] * x * x
@@ -246,20 +252,18 @@ class KashgarEvaluator(Evaluator):
             self.f[7] += d.d[self.o_car + car * 3 + 2]
             card = d.d[self.o_car + car * 3]
             for _k in range(d.d[self.o_car + car * 3 + 2]):
-                c = R.ckind[card]
-                if c == R.k_patriarch and d.d[self.o_flip + card]:
-                    c = R.k_matriarch
+                c = d._card_kind(card)  # the kind it is now: a turned Patriarch is a Matriarch
                 self.f[FIXED_FEATURES + c] += 1.0
                 card = d.d[self.o_nxt + card]
 
     def progress(self, d: Any) -> float:
-        """How far the game is: the leader's VP / 25, at most 1."""
+        """How far the game is: the leader's VP / `engine_ext.core.END_VP`, at most 1."""
         p = 0
         best = 0
         for p in range(d.d[self.s_players]):
             if d.vp(p) > best:
                 best = d.vp(p)
-        return best / 25.0 if best < 25 else 1.0
+        return best * 1.0 / self.end_vp if best < self.end_vp else 1.0
 
     def features(self, d: Any, p: int) -> list[float]:
         """Seat `p`'s features of state `d` (an engine state of this build), as a list."""
@@ -439,7 +443,6 @@ class KashgarEvaluator(Evaluator):
         c = 0
         car = 0
         card = 0
-        need = 0
         have = 0
         missing = 0
         ncards = 0
@@ -463,18 +466,7 @@ class KashgarEvaluator(Evaluator):
             ncards += d.d[self.o_car + (q * 4 + i) * 3 + 2]
         for i in range(d.d[self.s_disp_n]):
             c = d.d[self.o_disp + i]
-            missing = 0
-            for k in range(6):
-                need = R.con_cost[c * 7 + k]
-                have = d.d[r + k]
-                if need > have:
-                    missing += need - have
-            need = R.con_mules[c]
-            if R.con_cost[c * 7 + 6] > need:
-                need = R.con_cost[c * 7 + 6]
-            have = d.d[r + 6]
-            if need > have:
-                missing += need - have
+            missing = self.miss[i]  # (`_features`, above)
             if missing == 0:
                 payable += 1
                 if R.con_vp[c] > payvp:
@@ -499,9 +491,7 @@ class KashgarEvaluator(Evaluator):
             car = q * 4 + i
             card = d.d[self.o_car + car * 3]
             for j in range(d.d[self.o_car + car * 3 + 2]):
-                c = R.ckind[card]
-                if c == R.k_patriarch and d.d[self.o_flip + card]:
-                    c = R.k_matriarch
+                c = d._card_kind(card)
                 self.blk[off + SEAT_FIXED + nk + c] += 1.0 / (1.0 + j)
                 card = d.d[self.o_nxt + card]
 

@@ -5,7 +5,7 @@ from bots.ismcts_c cimport Evaluator, Rng, double_array, int_array
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef int ROLL_EVAL, ROLL_TURN, FIXED_FEATURES, MAX_FEATURES, SEAT_FIXED, GLOBAL_FIXED, MAX_KINDS, MAX_BLOCK
-cdef int MAX_HIDDEN, MAX_LAYERS
+cdef int MAX_HIDDEN, MAX_LAYERS, MAX_DISPLAY
 
 
 cdef class KashgarEvaluator(Evaluator):
@@ -20,7 +20,9 @@ cdef class KashgarEvaluator(Evaluator):
     cdef public int nfeat
     cdef public int o_res, o_disp, s_disp_n, s_players, s_turn, s_phase, o_ncar, o_car, o_nxt, o_flip, ph_effect
     cdef public int s_start, s_turnpl, s_turnlim, s_endtrig, s_std_n, s_spc_n, s_con_n, s_disc_n
-    cdef public int o_pl, o_loc, l_std, l_spc, pl_ncon, pl_nwheat, ncards
+    cdef public int o_pl, o_loc, l_std, l_spc, pl_ncon, pl_nwheat, ncards, end_vp
+    cdef public object _miss
+    cdef public int[::1] miss
     cdef public object _blk, _hid, _mw, _lsz
     cdef public double[::1] blk
     cdef public double[::1] hid
@@ -86,7 +88,7 @@ cdef class KashgarEvaluator(Evaluator):
     @cython.locals(i=int, total=int)
     cpdef set_model(self, object sizes, object weights)
 
-    @cython.locals(r=int, k=int, i=int, j=int, c=int, car=int, card=int, need=int, have=int, missing=int,
+    @cython.locals(r=int, k=int, i=int, j=int, c=int, car=int, card=int, have=int, missing=int,
                    ncards=int, payable=int, cycle=int, payvp=int, cyclevp=int, fewest=int, np_=int, nk=int,
                    R=CRules)
     cdef void _seat_block(self, CState d, int q, int off)

@@ -7,7 +7,7 @@ that level (every seat plays the level; `kashgar calibrate`, in `lab.calibrate`)
 
     logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x,   x = logit(mean reward)
 
-where t is the game's progress (the leader's VP / 25, as the search's evaluation uses it), plus,
+where t is the game's progress (the leader's VP / `engine_ext.core.END_VP`, as the search's evaluation uses it), plus,
 in a fit on records that name each decision's place in turn order (`MODEL_ORDER`), a term u_k for
 the mover's place k (u_0 = 0 for the start player). The fitted weights and their held-out measures
 are in `bots/data/win_calibration.json`, each entry with the model it was fitted under (`MODEL`; an
@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from bots.base import log_odds
+from engine_ext.core import END_VP, S_START
 
 CALIBRATION_FILE = Path(__file__).parent / "data" / "win_calibration.json"
 MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit(mean reward), "
@@ -39,7 +40,6 @@ MODEL = ("logit P(the mover wins) = w0 + w1 * x + w2 * t + w3 * t * x, x = logit
 MODEL_ORDER = (MODEL.replace("w3 * t * x,", "w3 * t * x + u_k, k = the mover's place in turn order "
                                             "(0: the start player; u_0 = 0, u_1.. follow w3),"))
 N_WEIGHTS = 4  # of MODEL; MODEL_ORDER adds one per place after the start player's
-END_VP = 25.0  # the game ends when a seat reaches this many VP (the search's progress measure)
 EPS = 1e-4  # mean rewards are clipped to [EPS, 1 - EPS] before the logit
 
 log = logging.getLogger("kashgar.win_prob")
@@ -47,8 +47,6 @@ log = logging.getLogger("kashgar.win_prob")
 
 def order_of(st: Any) -> int:
     """The place in turn order of the player to move in engine state `st` (0: the start player)."""
-    from engine_ext.core import S_START  # late: the bots import without the engine (the toy game)
-
     return (int(st.current_player()) - int(st.export()[S_START])) % int(st.players)
 
 
