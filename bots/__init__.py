@@ -1,21 +1,23 @@
 """Bots: random, greedy, SO-ISMCTS (compiled hot loop), difficulty levels.
 
-The search (`bots/ismcts.py`) and Kashgar's evaluator for it (`bots/kashgar_eval.py`) come in two
+The search (`bots/ismcts.py`) and Kashgar's search game for it (`bots/kashgar_eval.py`) come in two
 builds, as the engine does: compiled (`bots.ismcts_c`, `bots.kashgar_eval_c`: the same sources) or
-interpreted. A state of the compiled engine is searched by the compiled build, a state of the
-interpreted engine by the interpreted one (`build_for(state)`); another game's state by this
-process's build, chosen once, as aiohttp chooses its C reader: compiled unless
-KASHGAR_NO_EXTENSIONS=1 is set or it is not built (`COMPILED`).
+interpreted. The engine makes the one choice between them (`engine_ext.COMPILED`: compiled unless
+KASHGAR_NO_EXTENSIONS=1 is set or it is not built) and the bots follow it: a state of the compiled
+engine is searched by the compiled build, a state of the interpreted engine by the interpreted one
+(`build_for(state)`); another game's state by this process's build (`COMPILED`: the engine's
+choice, when the compiled search is built too).
 `make_bot(spec)` builds any bot from a short text spec (see `bots.levels.make_bot`).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 from functools import lru_cache
 from types import ModuleType
 from typing import Any, NamedTuple
+
+import engine_ext
 
 __all__ = ["COMPILED", "Build", "build_for", "engine_build", "load_build", "make_bot"]
 
@@ -23,7 +25,7 @@ _ENGINE_BUILDS = {"engine_ext.core_c": True, "engine_ext.core": False}
 
 
 class Build(NamedTuple):
-    """One build of the search: the tree and loop (`search`), Kashgar's evaluator (`kashgar`)."""
+    """One build of the search: the tree and loop (`search`), Kashgar's search game (`kashgar`)."""
 
     compiled: bool
     search: ModuleType
@@ -42,9 +44,7 @@ def load_build(compiled: bool) -> Build:
     return Build(True, mods[0], mods[1])
 
 
-def _compiled_default() -> bool:
-    if os.environ.get("KASHGAR_NO_EXTENSIONS"):
-        return False
+def _compiled_search_built() -> bool:
     try:
         load_build(True)
     except (ImportError, ValueError):  # not built, or built against another build of the engine
@@ -52,7 +52,7 @@ def _compiled_default() -> bool:
     return True
 
 
-COMPILED: bool = _compiled_default()
+COMPILED: bool = engine_ext.COMPILED and _compiled_search_built()  # the engine's choice (one place decides)
 
 
 def engine_build(st: Any) -> bool | None:
