@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from bots.base import Alternative, Analysis, expected_line, final_choice, position_key
+from bots.base import Alternative, Analysis, expected_line, final_choice
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
 from bots.merge import merge_root_stats
+from bots.position import Position
 from bots.win_prob import N_WEIGHTS, calibrated, order_of, progress_of, weights_for
 
 MAX_WORKERS = 64
 STATS = {"mean_reward": 6, "win_prob": 6, "expected_vp": 4}  # visit-weighted means, rounded to these digits
 
 
-def _engine_error(pointer: str, message: str) -> Exception:
-    try:
-        from engine_ext import StateError
+@dataclass(frozen=True)
+class Budget:
+    """One search's budget: iterations and/or wall time (None: the level's), and its seed."""
 
-        return StateError(pointer, message)
-    except Exception:  # noqa: BLE001
-        return ValueError(f"{pointer}: {message}")
+    iterations: int | None = None
+    time_ms: float | None = None
+    seed: int = 0
 
 
 def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: int | None = None,
@@ -34,14 +36,14 @@ def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: 
     their information), so a full document and that player's view give the same answer for the
     same seed. `level` picks a preset (default: DEFAULT_LEVEL); `iterations` / `time_ms` override
     its budget; `workers` > 1 runs a root-parallel search over that many processes.
-    Raises engine_ext.StateError (with a JSON pointer) for a bad document, a finished game or a
-    view whose player to move chooses among cards it does not show (`/pending/drawn`), KeyError
-    for an unknown level, ValueError for a bad budget.
+    Raises engine_ext.StateError (with a JSON pointer) for a bad document, and its subclass
+    `NoDecision` for a finished game or a view whose player to move chooses among cards it does
+    not show (`/pending/drawn`), KeyError for an unknown level, ValueError for a bad budget.
     """
     import engine_ext
 
-    return analyse_game(engine_ext.from_json(doc), level=level, iterations=iterations, time_ms=time_ms,
-                        seed=seed, workers=workers, progress=progress, should_stop=should_stop)
+    return search(Position.of(engine_ext.from_json(doc), level), Budget(iterations, time_ms, seed),
+                  workers=workers, progress=progress, should_stop=should_stop)
 
 
 def check_budget(iterations: int | None, time_ms: float | None, workers: int) -> None:
@@ -54,56 +56,64 @@ def check_budget(iterations: int | None, time_ms: float | None, workers: int) ->
         raise ValueError(f"workers must be in 1..{MAX_WORKERS}")
 
 
-def analyse_game(game: Any, *, level: str | None = None, iterations: int | None = None,
-                 time_ms: float | None = None, seed: int = 0, workers: int = 1,
-                 progress: Callable[[dict[str, Any]], None] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
-    """`analyse_state` on a game already loaded (`engine_ext.from_json`), for a caller that has
-    parsed the document once and searches it several times (the service's parts). The search
-    leaves `game` as it was."""
-    import engine_ext
-
-    check_budget(iterations, time_ms, workers)
-    if game.is_terminal:
-        raise _engine_error("/game_over", "the game is over: there is no decision to suggest")
-    if game.hidden_from(game.observer):  # the view holds made-up cards where that seat chooses
-        raise _engine_error("/pending/drawn", f"seat {game.turn_player} is choosing among cards it drew that "
-                            f"this view (seat {game.observer}) has not seen; search the full state, or the "
-                            "view of that seat")
-    name = level or DEFAULT_LEVEL
-    lv = get_level(name)
+def search(position: Position, budget: Budget = Budget(), *, workers: int = 1,
+           progress: Callable[[dict[str, Any]], None] | None = None,
+           should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """One search of `position` within `budget` (one part of a longer search, or the whole of
+    it): the answer as JSON, every `win_prob` calibrated for the position's level. The search
+    leaves the game as it was."""
+    check_budget(budget.iterations, budget.time_ms, workers)
+    game, level = position.game, position.level
     if workers > 1:
         from bots.parallel import root_parallel
 
-        an = root_parallel(game, lv.config, workers=workers, iterations=iterations, time_ms=time_ms,
-                           seed=seed, name=name, progress=progress, should_stop=should_stop)
+        an = root_parallel(game, level.config, workers=workers, iterations=budget.iterations,
+                           time_ms=budget.time_ms, seed=budget.seed, name=level.name, progress=progress,
+                           should_stop=should_stop)
     else:
-        an = lv.bot().analyse(game, iterations=iterations, time_ms=time_ms, seed=seed, progress=progress,
-                              should_stop=should_stop)
-    out = calibrate_answer(an.to_dict(game.state), game, name)
-    out["level"] = name
-    out["compiled"] = bool(game.engine.COMPILED) if hasattr(game, "engine") else bool(engine_ext.COMPILED)
+        an = level.bot().analyse(game, iterations=budget.iterations, time_ms=budget.time_ms, seed=budget.seed,
+                                 progress=progress, should_stop=should_stop)
+    out = _calibrated(an.to_dict(game.state), position)
+    out["level"] = level.name
+    out["compiled"] = bool(game.engine.COMPILED)
     out["workers"] = workers
     return out
 
 
-def calibrate_answer(answer: dict[str, Any], game: Any, level: str | None = None) -> dict[str, Any]:
-    """`answer` (an analysis of `game`, or the merge of its parts) with every `win_prob` the
-    calibrated chance of its `mean_reward` for `level` (default: DEFAULT_LEVEL), this number of
-    players and the game's progress (`bots.win_prob`); None without a fit."""
-    lv = get_level(level or DEFAULT_LEVEL)
-    weights = weights_for(lv, int(game.state.players))
-    order = order_of(game.state) if weights is not None and len(weights) > N_WEIGHTS else 0
-    return calibrated(answer, weights, progress_of(game.state), order)
+def finish(position: Position, parts: Sequence[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """The answer of a whole search of `position` from its parts' answers (`search`, in the
+    order they were planned; `seed`: the request's): one part as it is; several merged
+    (`merge_parts`: visits add up, the final choice drawn on the merge with the first part's seed
+    and the position's key) and calibrated again, on the merged mean rewards (the map to a
+    chance is not linear: not the mean of the parts' win_prob)."""
+    if len(parts) == 1:
+        answer = dict(parts[0])
+    else:
+        answer = _calibrated(merge_parts(list(parts), position=position.key), position)
+    answer["seed"] = seed
+    answer["parts"] = len(parts)
+    answer["level"] = position.level.name
+    return answer
 
 
-def position_of(doc: Any) -> int:
-    """`position_key` of a state document (a full state or a view) or of a game loaded from one:
-    the position term of the final choice's draw, for `merge_parts`."""
-    import engine_ext
+def suggest(position: Position, budgets: Sequence[Budget], *,
+            should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
+    """The finished answer for `position`: a search per budget, in this process one after the
+    other, then `finish`ed; the answer's seed is the first budget's."""
+    if not budgets:
+        raise ValueError("no budget to search with")
+    parts = [search(position, b, should_stop=should_stop) for b in budgets]
+    return finish(position, parts, budgets[0].seed)
 
-    game = engine_ext.from_json(doc) if isinstance(doc, dict) else doc
-    return position_key(game.state)
+
+def _calibrated(answer: dict[str, Any], position: Position) -> dict[str, Any]:
+    """`answer` (an analysis of `position`, or the merge of its parts) with every `win_prob` the
+    calibrated chance of its `mean_reward` for the position's level, its number of players and the
+    game's progress (`bots.win_prob`); None without a fit."""
+    st = position.game.state
+    weights = weights_for(position.level, position.players)
+    order = order_of(st) if weights is not None and len(weights) > N_WEIGHTS else 0
+    return calibrated(answer, weights, progress_of(st), order)
 
 
 def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
@@ -178,4 +188,5 @@ def list_levels() -> list[dict[str, Any]]:
             for i, lv in enumerate(load_levels())]
 
 
-__all__ = ["analyse_state", "analyse_game", "merge_parts", "list_levels", "Analysis", "Alternative"]
+__all__ = ["Alternative", "Analysis", "Budget", "Position", "analyse_state", "finish", "list_levels", "merge_parts",
+           "search", "suggest"]

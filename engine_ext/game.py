@@ -29,6 +29,18 @@ class IllegalDecision(ValueError):
         self.pointer = pointer
 
 
+class NoDecision(StateError):
+    """A game in which no decision can be chosen as loaded: `code` says why ("game_over": there is
+    none; "hidden_choice": the view holds made-up cards where its player to move chooses)."""
+
+    def __init__(self, pointer: str, message: str, code: str) -> None:
+        super().__init__(pointer, message)
+        self.code = code
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.pointer, self.message, self.code))
+
+
 class Engine:
     """One build of the core (compiled or interpreted) with one set of card data."""
 
@@ -144,6 +156,22 @@ class Game:
         that `observer` has not seen (only the turn player sees them): its legal decisions name
         them, and a view of `observer` holds made-up cards in their place."""
         return drawn_hidden_from(self.state, observer)
+
+    def refuse_hidden_choice(self) -> None:
+        """NoDecision ("hidden_choice") when this game is a seat's view and the player to move is
+        choosing among cards that view does not show: the view holds made-up cards in their place,
+        so neither a decision nor a search on it would mean anything."""
+        if self.hidden_from(self.observer):
+            raise NoDecision("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
+                             f"this view (seat {self.observer}) has not seen; send the full state, or the view "
+                             "of that seat", "hidden_choice")
+
+    def check_decision_point(self) -> None:
+        """NoDecision unless the player to move has a decision to choose that this game shows:
+        "game_over" when the game is over, else `refuse_hidden_choice`."""
+        if self.is_terminal:
+            raise NoDecision("/game_over", "the game is over: there is no decision to choose", "game_over")
+        self.refuse_hidden_choice()
 
     def apply(self, d: DecisionLike, observer: int | None = None) -> list[dict[str, Any]]:
         """Apply a legal decision; returns what happened (events), as seen by `observer` when

@@ -112,8 +112,8 @@ class Engine:
             req = validate_model(SuggestRequest, body)
         except APIError as err:
             raise as_server_limit(err, self.settings) from None
-        spec, _, game = resolve(req, self.settings, "embedded")
-        return dict(search_now(spec, game, None))
+        spec, _, position = resolve(req, self.settings, "embedded")
+        return dict(search_now(spec, position, None))
 
     def _levels(self, body: dict[str, Any]) -> dict[str, Any]:
         from service import engine

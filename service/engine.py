@@ -12,6 +12,8 @@ from typing import Any
 
 import engine_ext
 from bots import suggest as bots_suggest
+from bots.position import Position
+from engine_ext.game import NoDecision
 from engine_ext.words import Words, words
 
 from .errors import APIError, join_pointer
@@ -24,10 +26,12 @@ def compiled() -> bool:
 
 
 def state_error(exc: Exception, prefix: str) -> APIError:
+    """422 for the engine's complaint about a state: `invalid_state`, or the reason there is no
+    decision to choose (`NoDecision.code`: `game_over`, `hidden_choice`)."""
     inner = getattr(exc, "pointer", None)
     message = getattr(exc, "message", None) or str(exc) or exc.__class__.__name__
     ptr = join_pointer(prefix, inner) if isinstance(inner, str) else prefix
-    return APIError(422, "invalid_state", str(message), ptr)
+    return APIError(422, exc.code if isinstance(exc, NoDecision) else "invalid_state", str(message), ptr)
 
 
 def load_game(doc: Any, prefix: str = "/state") -> Any:
@@ -41,6 +45,25 @@ def load_game(doc: Any, prefix: str = "/state") -> Any:
     except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError) as exc:
         # The engine should have said StateError; still the caller's input, never a 500.
         log.warning("engine raised %s for a state: %s", exc.__class__.__name__, exc)
+        raise state_error(exc, prefix) from None
+
+
+def position(doc: Any, level: str | None, prefix: str = "/state") -> Position:
+    """The position a search request names (`bots.position.Position`): the state loaded, checked to
+    be a decision its player to move can see, and the level; 422 naming the field otherwise."""
+    game = load_game(doc, prefix)
+    try:
+        return Position.of(game, level)
+    except engine_ext.StateError as exc:
+        raise state_error(exc, prefix) from None
+
+
+def refuse_hidden_choice(game: Any, prefix: str = "/state") -> None:
+    """422 `hidden_choice` when `game` is a view whose player to move chooses among cards it does
+    not show (`Game.refuse_hidden_choice`)."""
+    try:
+        game.refuse_hidden_choice()
+    except NoDecision as exc:
         raise state_error(exc, prefix) from None
 
 
@@ -127,20 +150,6 @@ def legal_seen_by(game: Any, observer: int | None) -> dict[str, Any]:
     if game.hidden_from(observer):
         return {"legal": [], "legal_hidden": True}
     return {"legal": legal(game), "legal_hidden": False}
-
-
-def refuse_hidden_choice(game: Any, prefix: str = "/state") -> None:
-    """422 when `game` is a player's view and the player to move is choosing among cards that
-    view does not show: a view holds made-up cards in their place, so neither a decision nor a
-    search on it would mean anything."""
-    if game.hidden_from(game.observer):
-        raise APIError(
-            422,
-            "hidden_choice",
-            f"seat {game.turn_player} is choosing among cards it drew that this view (seat {game.observer}) "
-            "has not seen; send the full state, or the view of that seat",
-            prefix + "/pending/drawn",
-        )
 
 
 def parse_decision(game: Any, value: Any, prefix: str = "/decision") -> Any:

@@ -112,10 +112,10 @@ def decision_seed(seed: int, move: int) -> int:
 def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], played: str) -> dict[str, Any]:
     """One decision reviewed: the level's searches of the seat's `view` (`SEEDS` of them), the
     played move judged by them (`bots.review.judge_all`)."""
-    answers = [search.run_sync(search.SearchSpec(state=view, level=spec.level, iterations=spec.iterations,
-                                                 time_ms=spec.time_ms, seed=decision_seed(spec.seed + k, number),
-                                                 parallel=1))
-               for k in range(SEEDS)]
+    specs = [search.SearchSpec(state=view, level=spec.level, iterations=spec.iterations, time_ms=spec.time_ms,
+                               seed=decision_seed(spec.seed + k, number), parallel=1) for k in range(SEEDS)]
+    position = search.position_of(specs[0])  # one position, searched at each seed
+    answers = [search.run_sync(one, position=position) for one in specs]
     verdict = judging.judge_all(answers, played)
     return {
         "move": number,

@@ -14,6 +14,7 @@ from typing import Any
 
 import engine_ext
 from bots import suggest as bots_suggest
+from bots.suggest import Budget, Position
 
 from . import engine
 from .config import Settings
@@ -95,60 +96,49 @@ def plan(spec: SearchSpec) -> list[PartSpec]:
     return [PartSpec(i, its[i], spec.time_ms, part_seed(spec.seed, i)) for i in range(n)]
 
 
+def position_of(spec: SearchSpec) -> Position:
+    """The position `spec` searches: its state loaded and checked, its level. A process that plays
+    with other card data than the request was read with refuses it (ValueError)."""
+    data = engine_ext.get_engine().data
+    if spec.cards and spec.cards != data.sha256:
+        raise ValueError(f"this process plays with other card data ({data.path}, sha256 {data.sha256[:12]}...) "
+                         f"than the search was asked with (sha256 {spec.cards[:12]}...): start every web process "
+                         "and worker with the same KASHGAR_CARDS")
+    return Position.of(engine_ext.from_json(spec.state), spec.level)
+
+
+def budget_of(part: PartSpec) -> Budget:
+    return Budget(part.iterations, part.time_ms, part.seed)
+
+
 def run_part(
     spec: SearchSpec,
     part: PartSpec,
     *,
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-    game: Any = None,
 ) -> dict[str, Any]:
-    """One part's answer. `game`: `spec.state` already loaded (else it is loaded here). A process
-    that plays with other card data than the request was read with refuses it (ValueError)."""
-    data = engine_ext.get_engine().data
-    if spec.cards and spec.cards != data.sha256:
-        raise ValueError(f"this process plays with other card data ({data.path}, sha256 {data.sha256[:12]}...) "
-                         f"than the search was asked with (sha256 {spec.cards[:12]}...): start every web process "
-                         "and worker with the same KASHGAR_CARDS")
-    return dict(
-        engine.finite(
-            bots_suggest.analyse_game(
-                engine_ext.from_json(spec.state) if game is None else game,
-                level=spec.level,
-                iterations=part.iterations,
-                time_ms=part.time_ms,
-                seed=part.seed,
-                workers=1,
-                progress=progress,
-                should_stop=should_stop,
-            )
-        )
-    )
+    """One part's answer, on a worker or an embedded job thread."""
+    return bots_suggest.search(position_of(spec), budget_of(part), progress=progress, should_stop=should_stop)
 
 
-def combine(spec: SearchSpec, parts: list[dict[str, Any]], game: Any = None) -> dict[str, Any]:
-    """The answer of the whole search: the merge of its parts, with the request's seed. `game`:
-    `spec.state` already loaded (else it is loaded here when there are parts to merge)."""
-    if len(parts) == 1:
-        answer = dict(parts[0])
-    else:
-        if game is None:
-            game = engine_ext.from_json(spec.state)
-        merged = bots_suggest.merge_parts(parts, position=bots_suggest.position_of(game))
-        # win_prob of the merged mean reward (the map is not linear: not the mean of the parts')
-        answer = dict(engine.finite(bots_suggest.calibrate_answer(merged, game, spec.level)))
-    answer["seed"] = spec.seed
-    answer["parts"] = len(parts)
-    if spec.level is not None:
-        answer["level"] = spec.level
-    answer.setdefault("compiled", engine.compiled())
-    return engine.describe_answer(answer, engine_ext.from_json(spec.state) if game is None else game)
+def combine(spec: SearchSpec, parts: list[dict[str, Any]], position: Position | None = None) -> dict[str, Any]:
+    """The answer of the whole search, in words: the bots' finish of its parts (`position`: the
+    spec's, already loaded; else it is loaded here)."""
+    position = position or position_of(spec)
+    return finished(bots_suggest.finish(position, parts, spec.seed), position)
 
 
-def run_sync(spec: SearchSpec, timeout_ms: int | None = None, game: Any = None) -> dict[str, Any]:
-    """Every part in this process, one after the other, then merged. `timeout_ms` is a safety cap:
-    when hit, the parts stop early and the answer says `truncated: true`. `game`: `spec.state`
-    already loaded; it is parsed once for all the parts (the search leaves it as it was)."""
+def finished(answer: dict[str, Any], position: Position) -> dict[str, Any]:
+    """A finished answer as the service gives it: with the words (`engine.describe_answer`)."""
+    return engine.describe_answer(answer, position.game)
+
+
+def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position | None = None) -> dict[str, Any]:
+    """Every part in this process, one after the other, then merged: one call of the bots on the
+    position read from the request (`position`: already loaded; else it is loaded here).
+    `timeout_ms` is a safety cap: when hit, the parts stop early and the answer says
+    `truncated: true`."""
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
     truncated = False
 
@@ -160,11 +150,10 @@ def run_sync(spec: SearchSpec, timeout_ms: int | None = None, game: Any = None) 
         return False
 
     t0 = time.perf_counter()
-    if game is None:
-        game = engine_ext.from_json(spec.state)
-    stop = should_stop if deadline is not None else None
-    results = [run_part(spec, p, should_stop=stop, game=game) for p in plan(spec)]
-    answer = combine(spec, results, game)
+    position = position or position_of(spec)
+    answer = bots_suggest.suggest(position, [budget_of(p) for p in plan(spec)],
+                                  should_stop=should_stop if deadline is not None else None)
+    answer = finished(answer, position)
     answer["elapsed_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
     if truncated:
         answer["truncated"] = True

@@ -9,6 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify
 
 import engine_ext
+from bots.position import Position
 
 from .. import admission, clients, engine, idempotency, metrics, search
 from ..config import Settings
@@ -35,10 +36,10 @@ def as_server_limit(err: APIError, cfg: Settings) -> APIError:
 
 
 def resolve(req: SuggestRequest, cfg: Settings, backend: str,
-            workers: Callable[[], int | None] = lambda: None) -> tuple[search.SearchSpec, str, Any]:
-    """The search to run, the mode to run it in and the state loaded (parsed once, here, for the
-    checks and for every part of a synchronous search); 422 for unknown levels, out-of-range
-    budgets, impossible states, hidden choices and games that are over. `backend` and `workers`
+            workers: Callable[[], int | None] = lambda: None) -> tuple[search.SearchSpec, str, Position]:
+    """The search to run, the mode to run it in and the position read from the request (loaded and
+    checked once, here, for every part of a synchronous search); 422 for unknown levels,
+    out-of-range budgets, impossible states, hidden choices and games that are over. `backend` and `workers`
     (how many run a job's parts, when known): the job queue's, for an async search's parts."""
     names = engine.level_names()
     level = req.level
@@ -94,10 +95,7 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
         mode = "sync" if fits_sync else "async"
     # A job must not be queued for a state the search would reject, nor a search run on a view
     # whose player to move chooses among cards the view does not show.
-    game = engine.load_game(req.state, "/state")
-    engine.refuse_hidden_choice(game)
-    if game.is_terminal or game.current_player < 0:
-        raise APIError(422, "game_over", "the game is over: there is no decision to suggest", "/state/game_over")
+    position = engine.position(req.state, level, "/state")
     parallel = req.parallel
     if parallel is None:
         # an async time budget: its parts run side by side, as many as there are RQ workers to run them
@@ -105,9 +103,9 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
         parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", backend, running)
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel,
-        cards=game.engine.data.sha256,
+        cards=position.game.engine.data.sha256,
     )
-    return spec, mode, game
+    return spec, mode, position
 
 
 @bp.post("/suggest")
@@ -133,14 +131,14 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     except APIError as err:
         raise as_server_limit(err, settings()) from None
     key = idempotency.key_of()
-    spec, mode, game = resolve(req, settings(), manager().backend, manager().queue.workers)
+    spec, mode, position = resolve(req, settings(), manager().backend, manager().queue.workers)
     m = metrics.get()
     label = spec.level or "custom"
     cost = admission.cost_seconds(spec, settings())
     if mode == "sync":
         t0 = time.perf_counter()
         with admission.sync_search(manager(), clients.current(), cost):
-            answer = search_now(spec, game, settings().sync_timeout_ms)
+            answer = search_now(spec, position, settings().sync_timeout_ms)
         m.searches.labels("sync", label).inc()
         m.iterations.labels(label).inc(int(answer.get("iterations", 0)))
         m.search_seconds.labels(label).observe(time.perf_counter() - t0)
@@ -157,11 +155,11 @@ def suggest() -> tuple[Response, int] | tuple[Response, int, dict[str, str]]:
     return idempotency.accepted(rec, manager().backend, request_id(), replayed)
 
 
-def search_now(spec: search.SearchSpec, game: Any, timeout_ms: int | None) -> dict[str, Any]:
+def search_now(spec: search.SearchSpec, position: Position, timeout_ms: int | None) -> dict[str, Any]:
     """A synchronous search's answer (every part in this process); 422 for a state the search
     rejects. `kashgar engine` answers with it too."""
     try:
-        return search.run_sync(spec, timeout_ms=timeout_ms, game=game)
+        return search.run_sync(spec, timeout_ms=timeout_ms, position=position)
     except engine_ext.StateError as exc:
         raise engine.state_error(exc, "/state") from None
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:

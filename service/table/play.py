@@ -85,9 +85,9 @@ def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
     """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
     client's synchronous search-seconds: past its limit, 429)."""
     request = SuggestRequest(state=view, level=level, seed=seed, mode="sync")
-    spec, _, game = resolve(request, settings(), manager().backend)
+    spec, _, position = resolve(request, settings(), manager().backend)
     with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
-        return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, game=game)
+        return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, position=position)
 
 
 def _apply(table: Table, game: Any, text: str, player: int, shuffle: int | None = None) -> dict[str, Any]:

@@ -167,8 +167,8 @@ def test_analyse_state_answer_shape() -> None:
         suggest.analyse_state(doc, iterations=0)
 
 
-def test_analyse_game_parses_once_and_leaves_the_game_as_it_was() -> None:
-    """The service loads a document once and searches the loaded game for every part: a search must
+def test_a_position_is_searched_often_and_left_as_it_was() -> None:
+    """The service reads a request into one Position and searches it for every part: a search must
     not change the game, and it must answer as `analyse_state` on the document does."""
     import engine_ext
 
@@ -176,18 +176,52 @@ def test_analyse_game_parses_once_and_leaves_the_game_as_it_was() -> None:
     for _ in range(7):
         g.apply(g.legal()[0])
     doc = g.to_json(observer=g.current_player)
-    game = engine_ext.from_json(doc)
-    before = game.to_json()
-    answers = [suggest.analyse_game(game, level="casual", iterations=120, seed=s) for s in (1, 2, 1)]
-    assert game.to_json() == before
+    position = suggest.Position.of(engine_ext.from_json(doc), "casual")
+    before = position.game.to_json()
+    answers = [suggest.search(position, suggest.Budget(120, None, s)) for s in (1, 2, 1)]
+    assert position.game.to_json() == before
     for seed, answer in zip((1, 2, 1), answers, strict=True):
         answer.pop("elapsed_ms")
         fresh = suggest.analyse_state(doc, level="casual", iterations=120, seed=seed)
         fresh.pop("elapsed_ms")
         assert answer == fresh
-    assert suggest.position_of(game) == suggest.position_of(doc)
+    full = suggest.Position.of(engine_ext.from_json(g.to_json()), "casual")
+    assert position.key == full.key  # the view and the full state: one position for the final draw
     with pytest.raises(ValueError):
-        suggest.analyse_game(game, time_ms=0)
+        suggest.search(position, suggest.Budget(time_ms=0))
+
+
+def test_the_finished_answer_of_parts_is_their_merge_calibrated_once() -> None:
+    """`suggest` searches each budget and finishes: one part is its own answer; several are merged
+    (visits add up) with the win chance worked out on the merged mean reward."""
+    import engine_ext
+
+    position = suggest.Position.of(engine_ext.new_game(players=2, seed=4), "expert")
+    budgets = [suggest.Budget(80, None, 5), suggest.Budget(80, None, 6)]
+    whole = suggest.suggest(position, budgets)
+    parts = [suggest.search(position, b) for b in budgets]
+    assert whole["parts"] == 2 and whole["seed"] == 5 and whole["level"] == "expert"
+    assert whole["iterations"] == 160
+    assert {a["decision_text"]: a["visits"] for a in whole["alternatives"]} == {
+        a["decision_text"]: a["visits"] for a in suggest.merge_parts(parts)["alternatives"]}
+    best = next(a for a in whole["alternatives"] if a["decision_text"] == whole["decision_text"])
+    assert whole["win_prob"] == best["win_prob"]
+    one = suggest.suggest(position, budgets[:1])
+    assert one["parts"] == 1 and one["decision_text"] == parts[0]["decision_text"]
+
+
+def test_no_position_where_there_is_no_decision_to_choose() -> None:
+    """A finished game, or a view whose player to move chooses among cards it does not show, is no
+    position: the engine says why (`NoDecision.code`) and where."""
+    import engine_ext
+    from engine_ext.game import NoDecision
+
+    g = engine_ext.new_game(players=2, seed=3)
+    while not g.is_terminal:
+        g.apply(g.legal_codes()[0])
+    with pytest.raises(NoDecision) as over:
+        suggest.Position.of(g, "novice")
+    assert over.value.code == "game_over" and over.value.pointer == "/game_over"
 
 
 def test_merge_parts() -> None:

@@ -1,0 +1,49 @@
+"""A position to search: a game loaded and checked at a decision point, and the level that searches it.
+
+The service reads a request into one `Position` and hands it to `bots.suggest`; every part of a
+search, the merge of the parts and the calibration of the answer read the same position, so
+nothing is loaded or checked twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bots.base import position_key
+from bots.levels import DEFAULT_LEVEL, Level, get_level
+
+
+@dataclass(frozen=True)
+class Position:
+    """`game` (an `engine_ext.Game`, full or a seat's view) where its player to move chooses a
+    decision it can see, and `level` (a `bots.levels.Level`), whose search settings and calibration
+    apply; a budget given with the search overrides the level's own."""
+
+    game: Any
+    level: Level
+    _key: list[int] = field(default_factory=list, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, game: Any, level: str | None = None) -> Position:
+        """The position of `game` for `level` (None: DEFAULT_LEVEL). `engine_ext.game.NoDecision`
+        (a StateError with a `code`) when the game is over or its player to move chooses among
+        cards the view does not show; KeyError for an unknown level."""
+        game.check_decision_point()
+        return cls(game, get_level(level or DEFAULT_LEVEL))
+
+    @property
+    def seat(self) -> int:
+        """The player to move."""
+        return int(self.game.current_player)
+
+    @property
+    def players(self) -> int:
+        return int(self.game.state.players)
+
+    @property
+    def key(self) -> int:
+        """`position_key` of the position (the final choice's draw), worked out once."""
+        if not self._key:
+            self._key.append(position_key(self.game.state))
+        return self._key[0]
