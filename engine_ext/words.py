@@ -121,6 +121,11 @@ def _amount(n: Any, what: str) -> str:
     return f"{n} {what}"
 
 
+def _whose(name: str) -> str:
+    """The possessive of a seat's name: "your" for "you", else "seat 2's"."""
+    return "your" if name == "you" else f"{name}'s"
+
+
 def _caravan(index: Any) -> str:
     return f"caravan {int(index) + 1}" if isinstance(index, int) else "a caravan"
 
@@ -305,15 +310,15 @@ class Words:
             if isinstance(src, dict):
                 if src.get("player") == dst.get("player"):
                     return f"{owner}: {card} moves from {_caravan(src.get('caravan'))} to {car}{turned}"
-                origin = f"{who(src.get('player'))}'s {_caravan(src.get('caravan'))}"
-                return f"{card} moves from {origin} to {owner}'s {car}{turned}"
+                origin = f"{_whose(who(src.get('player')))} {_caravan(src.get('caravan'))}"
+                return f"{card} moves from {origin} to {_whose(owner)} {car}{turned}"
             if src == "drawn":
                 return f"{owner} keeps {card} in {car}{turned}{sampled}"
             if src == "discard":
                 return f"{owner} takes {card} from the discard pile into {car}{turned}{sampled}"
             if src == "spare":
                 return f"{owner} starts {car} with {card}{turned}"
-            return f"{card} goes from {DECK_WORDS.get(str(src), src)} to {owner}'s {car}{turned}{sampled}"
+            return f"{card} goes from {DECK_WORDS.get(str(src), src)} to {_whose(owner)} {car}{turned}{sampled}"
         place = DECK_WORDS.get(str(dst), str(dst))
         if isinstance(src, dict):
             if dst == "removed":

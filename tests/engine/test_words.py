@@ -120,3 +120,13 @@ def test_a_decision_without_its_state_is_still_in_words() -> None:
     assert W.decision_text("c0:part", {}) == "Caravan 1: its front card's parting action (it leaves the game)"
     assert W.decision_text("keep adelige", {}) == "keep " + W.words().card("adelige")
     assert W.decision_text("fulfil 1", {}) == "fulfil contract #1 (2 VP; costs 4 ginger; needs 1 mule)"
+
+
+def test_a_card_going_to_a_seat_s_caravan_names_whose_in_english() -> None:
+    """The person is "you": a card goes to "your caravan 1", another seat's is "novice's"."""
+    said = W.words(engine_ext.get_engine().data)
+    to = {"player": 0, "caravan": 0}
+    event = {"event": "card", "card": "nomade", "from": "standard", "to": to}
+    assert "to your caravan 1" in said.event(event, ["you", "novice"])
+    moved = {"event": "card", "card": "nomade", "from": {"player": 1, "caravan": 2}, "to": to}
+    assert said.event(moved, ["you", "novice"]).endswith("from novice's caravan 3 to your caravan 1")
