@@ -13,7 +13,7 @@ from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.decisions import Decision, DecisionError, code_problem, route_sources
 from engine_ext.document.array import drawn_hidden_from, state_over
 from engine_ext.document.deal import new_game_doc
-from engine_ext.document.dump import decks_left_out, dump_doc
+from engine_ext.document.dump import decks_left_out, dump_decision_context, dump_doc
 from engine_ext.document.load import load_doc
 from engine_ext.document.schema import StateError, is_strict_int
 
@@ -273,6 +273,11 @@ class Game:
         if observer is not None and (not is_strict_int(observer) or not 0 <= observer < self.players):
             raise ValueError(f"observer must be a seat from 0 to {self.players - 1} (or None), got {observer}")
         return dump_doc(self.state.export(), int(self.state.get_rng()), self.engine.data, observer)
+
+    def decision_context(self) -> dict[str, Any]:
+        """What the words of a decision here read of the document (`engine_ext.words`): the turn
+        player, the seats' caravans and the pending step; cheaper than `to_json`."""
+        return dump_decision_context(self.state.export(), self.engine.data)
 
     def view(self, player: int) -> dict[str, Any]:
         return self.to_json(observer=player)

@@ -137,6 +137,7 @@ class Words:
     def __init__(self, cards: Mapping[str, Any]) -> None:
         self.cards: dict[str, Mapping[str, Any]] = {str(c["slug"]): c for c in cards.get("cards", [])}
         self.contracts: dict[int, Mapping[str, Any]] = {int(c["number"]): c for c in cards.get("contracts", [])}
+        self._actions: dict[tuple[str, str], str] = {}
 
     @classmethod
     def of(cls, data: CardData) -> Words:
@@ -148,7 +149,15 @@ class Words:
         return str(self.cards.get(str(slug), {}).get("english") or slug)
 
     def action(self, slug: str, option: str) -> str:
-        """What card `slug` does when played with `option` (`a`, `b`, `part` or `pass`)."""
+        """What card `slug` does when played with `option` (`a`, `b`, `part` or `pass`); worked out
+        once per card and option."""
+        key = (slug, option)
+        said = self._actions.get(key)
+        if said is None:
+            said = self._actions[key] = self._action(slug, option)
+        return said
+
+    def _action(self, slug: str, option: str) -> str:
         card = self.cards.get(slug)
         if card is None:
             return ""

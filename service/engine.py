@@ -72,20 +72,21 @@ def words_of(game: Any) -> Words:
     return words(game.engine.data)
 
 
-def decision_json(d: Any, game: Any, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def decision_json(d: Any, game: Any, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A decision of `game` (before it is applied): its JSON, its text, its description in words
-    and, where it names a card, that card's English name (`doc`: the game's document, when at hand)."""
+    and, where it names a card, that card's English name (`context`: the game's
+    `decision_context()`, when at hand)."""
     said = words_of(game)
     item = {"decision": d.to_json(), "text": str(d),
-            "description": said.decision(d, game.to_json() if doc is None else doc)}
+            "description": said.decision(d, game.decision_context() if context is None else context)}
     if d.kind in ("keep", "take"):
         item["card_name"] = said.name(d.args[0])
     return item
 
 
 def legal(game: Any) -> list[dict[str, Any]]:
-    doc = game.to_json()
-    return [decision_json(d, game, doc) for d in game.legal()]
+    context = game.decision_context()
+    return [decision_json(d, game, context) for d in game.legal()]
 
 
 def described_events(events: list[dict[str, Any]], game: Any) -> list[dict[str, Any]]:
@@ -107,12 +108,12 @@ def describe_answer(answer: dict[str, Any], game: Any) -> dict[str, Any]:
     """A search's answer on `game` with the words: the decision's and every alternative's
     `description` (and `card_name`), and `line_descriptions`, one per step of `line`."""
     said = words_of(game)
-    doc = game.to_json()
+    context = game.decision_context()
     answer["alternatives"] = [dict(alt) for alt in answer.get("alternatives", [])]
     for item in [answer, *answer["alternatives"]]:
         if isinstance(item.get("decision"), dict):
             d = engine_ext.Decision.from_json(item["decision"])
-            item["description"] = said.decision(d, doc)
+            item["description"] = said.decision(d, context)
             if d.kind in ("keep", "take"):
                 item["card_name"] = said.name(d.args[0])
     answer["line_descriptions"] = line_words(game, list(answer.get("line") or []))
@@ -132,14 +133,15 @@ def line_words(game: Any, line: list[str]) -> list[str]:
         except ValueError:
             out.append(text)
             continue
+        code = None
         if now is not None:
             try:
-                now.legal_code(d)
+                code = now.legal_code(d)
             except ValueError:
                 now = None
-        out.append(said.decision(d, now.to_json() if now is not None else {}))
+        out.append(said.decision(d, now.decision_context() if now is not None else {}))
         if now is not None:
-            now.apply(d)
+            now.state.apply_unchecked(code)  # the words need the next state, not the events
     return out
 
 

@@ -29,15 +29,7 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
     tp = d[L.S_TURNPL]
     seats = []
     for p in range(n):
-        caravans = []
-        for c in range(d[L.O_NCAR + p]):
-            car = p * 4 + c
-            cards = []
-            card = d[L.O_CAR + car * 3]
-            for _ in range(d[L.O_CAR + car * 3 + 2]):
-                cards.append(name(card))
-                card = d[L.O_NXT + card]
-            caravans.append(cards)
+        caravans = _dump_caravans(d, p, name)
         owned = [c + 1 for c in range(L.NCON) if d[L.O_CLOC + c] == p]
         seats.append({
             "resources": {r: d[L.O_RES + p * 7 + i] for i, r in enumerate(RESOURCES)},
@@ -79,6 +71,32 @@ def dump_doc(d: list[int], rng: int, data: CardData, observer: int | None = None
     if observer is None:
         doc["rng"] = int(rng)
     return doc
+
+
+def _dump_caravans(d: list[int], p: int, name: Callable[[int], str]) -> list[list[str]]:
+    """Seat `p`'s caravans, each front card first."""
+    caravans = []
+    for c in range(d[L.O_NCAR + p]):
+        car = p * 4 + c
+        cards = []
+        card = d[L.O_CAR + car * 3]
+        for _ in range(d[L.O_CAR + car * 3 + 2]):
+            cards.append(name(card))
+            card = d[L.O_NXT + card]
+        caravans.append(cards)
+    return caravans
+
+
+def dump_decision_context(d: list[int], data: CardData) -> dict[str, Any]:
+    """The part of state array `d`'s document that says what a decision in it does (what
+    `engine_ext.words` reads): the turn player, each seat's caravans and the pending step."""
+    st = state_over(d, data)
+    name = _names(st, data)
+    return {
+        "turn_player": d[L.S_TURNPL],
+        "seats": [{"caravans": _dump_caravans(d, p, name)} for p in range(d[L.S_PLAYERS])],
+        "pending": _dump_pending(st, data, None) if d[L.S_PHASE] == L.PH_EFFECT else None,
+    }
 
 
 def _dump_deck(st: L.State, deck: int, data: CardData, observer: int | None) -> Any:
