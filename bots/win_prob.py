@@ -168,11 +168,28 @@ def same_preset(stored: Any, level: Any) -> bool:
     return isinstance(stored, dict) and current_preset(stored) == preset_of(level)
 
 
+_FOUND: dict[tuple[str, int, str | None], tuple[dict[str, Any], Any, list[float] | None]] = {}
+
+
 def weights_for(level: Any, players: int, path: str | None = None) -> list[float] | None:
     """The fitted weights of `level` (a `bots.levels.Level`) with `players` seats; None when none
     were fitted for it, they were fitted for other settings of its search (a changed preset), or
-    under another model than this code's (`MODEL`: the weights would mean something else)."""
-    levels = load_calibration(path).get("levels")
+    under another model than this code's (`MODEL`: the weights would mean something else). Looked
+    up once per level, player count and calibration file read (`load_calibration`)."""
+    doc = load_calibration(path)
+    key = (level.name, players, path)
+    found = _FOUND.get(key)
+    if found is not None and found[0] is doc and found[1] == level.config:
+        return found[2]
+    weights = _weights_in(doc, level, players)
+    if len(_FOUND) > 256:
+        _FOUND.clear()
+    _FOUND[key] = (doc, level.config, weights)
+    return weights
+
+
+def _weights_in(doc: dict[str, Any], level: Any, players: int) -> list[float] | None:
+    levels = doc.get("levels")
     entry = levels.get(level.name, {}) if isinstance(levels, dict) else None
     entry = entry.get(str(players)) if isinstance(entry, dict) else None
     if not isinstance(entry, dict) or not same_preset(entry.get("preset"), level):
