@@ -1,9 +1,9 @@
 """The one interface every bot implements, and the result of an analysis.
 
 A bot works on a core state (`engine_ext` core `State`, or anything with the same methods, such as
-`lab.toygame.ToyState`) or on a facade `Game` (its `.state` is used). Decisions inside the bots are
-the core's `int` codes; `Analysis.to_dict()` turns them into the JSON and text forms the service
-returns (`docs/engine-api.md`, "The bots API the service uses").
+`lab.toygame.ToyState`: `bots.state.CoreState`) or on a facade `Game` (its `.state` is used).
+Decisions inside the bots are the core's `int` codes; `Analysis.to_dict()` turns them into the JSON
+and text forms the service returns (`docs/engine-api.md`, "The bots API the service uses").
 """
 
 from __future__ import annotations
@@ -16,21 +16,23 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
+
+from bots.state import CoreState, Position
 
 ProgressFn = Callable[[dict[str, Any]], None]
 StopFn = Callable[[], bool]
 
 
-def as_state(game_or_state: Any) -> Any:
+def as_state(game_or_state: Position) -> CoreState:
     """The core state of a facade `Game`, or the argument itself when it already is one."""
     st = getattr(game_or_state, "state", None)
     if st is not None and hasattr(st, "gen_legal"):
         return st
-    return game_or_state
+    return cast(CoreState, game_or_state)
 
 
-def decision_point(game: Any) -> tuple[Any, int, list[int]]:
+def decision_point(game: Position) -> tuple[CoreState, int, list[int]]:
     """The core state of `game`, the player who decides, and the legal decision codes.
     ValueError when the game is over (there is nothing to choose)."""
     st = as_state(game)
@@ -47,7 +49,7 @@ def _engine_decision(state: Any, code: int) -> Any:
     return Decision.from_code(code, state, carddata.default())
 
 
-def describe(state: Any, code: int) -> tuple[Any, str]:
+def describe(state: CoreState, code: int) -> tuple[Any, str]:
     """(JSON form, canonical text) of a decision code of `state`'s game."""
     text_fn = getattr(state, "code_text", None)
     if text_fn is not None:  # the toy game
@@ -75,7 +77,7 @@ class Alternative:
     win_prob: float
     expected_vp: float
 
-    def to_dict(self, state: Any) -> dict[str, Any]:
+    def to_dict(self, state: CoreState) -> dict[str, Any]:
         js, text = describe(state, self.code)
         return {"decision": js, "decision_text": text, "visits": self.visits,
                 "mean_reward": _num(self.mean_reward, 6), "win_prob": _num(self.win_prob, 6),
@@ -109,7 +111,7 @@ class Analysis:
                 return a.expected_vp
         return float("nan")
 
-    def to_dict(self, state: Any) -> dict[str, Any]:
+    def to_dict(self, state: CoreState) -> dict[str, Any]:
         js, text = describe(state, self.code)
         wp, ev = self.win_prob, self.expected_vp
         return {
@@ -133,12 +135,12 @@ class Bot(abc.ABC):
     name: str = "bot"
 
     @abc.abstractmethod
-    def analyse(self, game: Any, *, iterations: int | None = None, time_ms: float | None = None,
+    def analyse(self, game: Position, *, iterations: int | None = None, time_ms: float | None = None,
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         """Analyse the position of the player to move within the budget (iterations or wall time)."""
 
-    def choose(self, game: Any, seed: int = 0) -> int:
+    def choose(self, game: Position, seed: int = 0) -> int:
         """The decision code to play (a legal code of `game`'s current state)."""
         return self.analyse(game, seed=seed).code
 
@@ -171,7 +173,7 @@ def sample_by_temperature(codes: list[int], visits: list[float], temperature: fl
     return codes[max(range(len(codes)), key=lambda i: weights[i])]
 
 
-def position_key(st: Any) -> int:
+def position_key(st: CoreState) -> int:
     """A fingerprint of the position as the player to move knows it, for the final choice's draw:
     the CRC-32 of that player's view of a Kashgar engine state (so the same for a full state and
     the view, whatever the hidden order or the engine build; different positions, different
