@@ -1,4 +1,4 @@
-"""Build the compiled engine (and search, and its Kashgar evaluator) from the same pure-Python sources.
+"""Build the compiled engine (and search, and its Kashgar search game) from the same pure-Python sources.
 
 Each compiled module `X_c` is `X.py` compiled with `X_c.pxd` (the `X_c.py` symlink points to
 `X.py`), as aiohttp does for its websocket reader. Without a compiler, or with
@@ -16,7 +16,7 @@ from setuptools.command.build_ext import build_ext
 COMPILED_MODULES = [
     ("engine_ext.core_c", "engine_ext/core_c.py"),
     ("bots.ismcts_c", "bots/ismcts_c.py"),
-    ("bots.kashgar_eval_c", "bots/kashgar_eval_c.py"),  # after bots.ismcts_c: it cimports its Evaluator
+    ("bots.kashgar_eval_c", "bots/kashgar_eval_c.py"),  # after bots.ismcts_c: it cimports its SearchGame
 ]
 
 

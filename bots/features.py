@@ -1,9 +1,9 @@
 """The features of a Kashgar position per seat, and the weights that turn them into a value.
 
-Kashgar's evaluator for the search (`bots.kashgar_eval.KashgarEvaluator`, compiled with the search)
+Kashgar's search game (`bots.kashgar_eval.KashgarSearchGame`, compiled with the search)
 computes the features and the value of seat p as::
 
-    value(p) = sum_i (a_i + b_i * t) * f_i(p),    t = the leader's VP / 25 (at most 1)
+    value(p) = sum_i (a_i + b_i * t) * f_i(p),    t = the leader's VP / END_VP, 25 (at most 1)
 
 so every weight has a part for the opening (`a`) and a part that grows as the game ends (`b`).
 Values are log-odds units: the win probabilities of a position are softmax(values).
@@ -23,7 +23,7 @@ from typing import Any
 WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_weights.json"        # fitted (`kashgar fit-eval`)
 TUNED_WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_tuned.json"    # tuned by play (`kashgar tune-eval`)
 
-# The fixed features, in the order `KashgarEvaluator._features` writes them (bots/kashgar_eval.py).
+# The fixed features, in the order `KashgarSearchGame._features` writes them (bots/kashgar_eval.py).
 FIXED = (
     "vp",                  # victory points
     "spices",              # sum over the five spices of min(spice, 7)

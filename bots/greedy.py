@@ -13,7 +13,8 @@ import random
 from typing import Any
 
 from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
-from bots.evaluate import Evaluator, default_evaluator
+from bots.evaluate import ValueFunction, default_value
+from bots.state import CoreState
 
 
 class GreedyBot(Bot):
@@ -21,31 +22,31 @@ class GreedyBot(Bot):
 
     name = "greedy"
 
-    def __init__(self, samples: int = 3, depth: int = 3, evaluator: Evaluator | str | None = None,
+    def __init__(self, samples: int = 3, depth: int = 3, evaluator: ValueFunction | str | None = None,
                  weights: str = "") -> None:
         for field, value, least in (("samples", samples, 1), ("depth", depth, 0)):
             if not isinstance(value, int) or isinstance(value, bool) or value < least:
                 raise ValueError(f"{field} must be a whole number >= {least}, not {value!r}")
         self.samples = samples
         self.depth = depth
-        self.evaluator = evaluator  # an Evaluator, or a name ("fitted", "kashgar", "vp"); None: the default
-        self.weights = weights      # the fitted evaluator's weights file ("" = the shipped one)
+        self.evaluator = evaluator  # a ValueFunction, or a name ("fitted", "kashgar", "vp"); None: the default
+        self.weights = weights      # the fitted value's weights file ("" = the shipped one)
 
-    def _evaluator(self, st: Any) -> Evaluator:
+    def _evaluator(self, st: CoreState) -> ValueFunction:
         if isinstance(self.evaluator, str):
-            from bots.ismcts_bot import make_evaluator
+            from bots.ismcts_bot import make_value
 
-            self.evaluator = make_evaluator(self.evaluator, st, 1.0, self.weights)
-        return self.evaluator or default_evaluator(st)
+            self.evaluator = make_value(self.evaluator, st, 1.0, self.weights)
+        return self.evaluator or default_value(st)
 
-    def _score(self, st: Any, me: int, ev: Evaluator) -> float:
+    def _score(self, st: CoreState, me: int, ev: ValueFunction) -> float:
         if st.is_terminal():
             return 100.0 if st.winner() == me else -100.0
         vals = ev.values(st)
         others = [v for p, v in enumerate(vals) if p != me]
         return vals[me] - (max(others) if others else 0.0)
 
-    def _value(self, st: Any, me: int, ev: Evaluator, depth: int) -> float:
+    def _value(self, st: CoreState, me: int, ev: ValueFunction, depth: int) -> float:
         if depth <= 0 or st.is_terminal() or st.current_player() != me:
             return self._score(st, me, ev)
         best = -1e9

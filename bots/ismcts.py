@@ -3,16 +3,16 @@
 
 The tree and the loop, which know nothing of any game: what is game-specific (sampling a world,
 legal decisions, the rollout and the value of a leaf, the greedy choices of the macro search) is
-asked of an `Evaluator` injected into the `Search`, with the random stream (`Rng`), as OpenSpiel's
-MCTSBot gets its evaluator and random state (`open_spiel/python/algorithms/mcts.py`). `Evaluator`
-here plays any game through its state's Python methods; Kashgar's own, compiled, is
-`bots/kashgar_eval.py`.
+asked of a `SearchGame` (the game as the search sees it, with its leaf evaluation) injected into the
+`Search`, with the random stream (`Rng`), as OpenSpiel's MCTSBot gets its evaluator and random state
+(`open_spiel/python/algorithms/mcts.py`). `SearchGame` here plays any game through its state's
+Python methods; Kashgar's own, compiled, is `bots/kashgar_eval.py` (`KashgarSearchGame`).
 
 One tree of information sets, seen from the searching player (the *observer*, the player to move
 at the root). Every iteration:
 
 1. **Determinize**: sample a full state consistent with what the observer knows
-   (`Evaluator.determinize`); the true hidden order is never read.
+   (`SearchGame.determinize`); the true hidden order is never read.
 2. **Select**: from the root, while every decision legal in this determinization already has a
    child, go to the child maximising UCB with *availability* counts::
 
@@ -22,28 +22,28 @@ at the root). Every iteration:
    parent was reached (not the parent's visits: a decision that is rarely legal must not be
    over-explored). Every legal child's availability is counted on the way.
 3. **Expand**: one random decision legal here that has no child yet gets a node.
-4. **Evaluate**: `Evaluator.evaluate` plays its rollout from the leaf and writes a reward per
-   seat (`Evaluator.rew`: win probabilities, summing to 1) and each seat's VP (`Evaluator.vps`).
+4. **Evaluate**: `SearchGame.evaluate` plays its rollout from the leaf and writes a reward per
+   seat (`SearchGame.rew`: win probabilities, summing to 1) and each seat's VP (`SearchGame.vps`).
 5. **Back up**: each node on the path adds the reward *of the player who chose its decision*
    (the player to move at its parent): `reward / visits` of a node is always from the point of
    view of the player who decides between it and its siblings; this is what makes the one tree
    right for 2, 3 and 4 players.
 
-With `macro` set (for games whose evaluator plays turns, `Evaluator.has_turns`), the tree branches
+With `macro` set (for games whose search game plays turns, `SearchGame.has_turns`), the tree branches
 only on what starts a turn and on every decision at the root: below the root, a decision within a
-turn (`Evaluator.within_turn`) is the mover's greedy choice (`Evaluator.play_greedy`), made without
+turn (`SearchGame.within_turn`) is the mover's greedy choice (`SearchGame.play_greedy`), made without
 a node; with `macro=2` the other seats' decisions below the root are greedy too, so the tree holds
 only the observer's own turns (a greedy model of the opponents). With `widen` > 0 (progressive
 widening), a node below the root visited at least `widen` times no longer takes the next greedy
 decision for granted: it branches on the k decisions the greedy choice ranks first
-(`Evaluator.greedy_rank`), k = floor(sqrt(visits / widen)), so a long search searches more of the
+(`SearchGame.greedy_rank`), k = floor(sqrt(visits / widen)), so a long search searches more of the
 game (the other seats' alternatives, its own within a turn) instead of refining one greedy line.
 A widened node's children may be two movers' decisions (the branch's and, from before, those after
 the greedy line): selection there matches a child only to its own mover's legal decisions.
 
 The tree lives in flat typed arrays (one index per node: decision code, chooser, parent, first
 child, next sibling, visits, availability, reward sum, VP sum). This same file compiles as
-`bots.ismcts_c` (see `ismcts_c.pxd`), where the arrays are C memoryviews, the evaluator's methods
+`bots.ismcts_c` (see `ismcts_c.pxd`), where the arrays are C memoryviews, the search game's methods
 are C calls and the loop runs without per-node Python objects. The budget (iterations and/or a
 wall-clock deadline) is checked inside the loop, every iteration, so compiled code stops on time
 without signals.
@@ -94,7 +94,7 @@ def double_array(n: int) -> array.array:  # type: ignore[type-arg]
 
 
 class Rng:
-    """xorshift64*: the search's random stream, which its evaluator draws from too."""
+    """xorshift64*: the search's random stream, which its search game draws from too."""
 
     def __init__(self, seed: int = 0) -> None:
         self.state = (seed * 0x9E3779B97F4A7C15 + 0x2545F4914F6CDD1D) & MASK64
@@ -194,23 +194,23 @@ class Tree:
         return self.cap * (7 * 4 + 2 * 8)
 
 
-class Evaluator:
+class SearchGame:
     """What the search asks of a game: sample a world, list and apply decisions, value a leaf.
 
     This one plays any game through its state's own methods (`determinize`, `is_terminal`,
     `current_player`, `legal_codes`, `apply_unchecked`, `vp`, `winner`, `players`): a leaf is
     valued after `depth` random decisions, 1 for the winner and 0 for the others at the game's end,
-    else `softmax(scale * values)` of `source.values(state)` (one value per seat, e.g.
-    `bots.evaluate.VPEvaluator`; None: the seats' VP). A game's own evaluator overrides these
-    methods (`bots.kashgar_eval.KashgarEvaluator`, compiled: no Python call per leaf); a Python
+    else `softmax(scale * values)` of `value.values(state)` (a value function, `bots.evaluate`: one
+    value per seat, e.g. `VPValue`; None: the seats' VP). A game's own search game overrides these
+    methods (`bots.kashgar_eval.KashgarSearchGame`, compiled: no Python call per leaf); a Python
     subclass may override any of them.
 
     `evaluate` writes its results into `rew` (the reward of each seat) and `vps` (each seat's VP),
     which `Search.backup` reads.
     """
 
-    def __init__(self, source: Any = None, scale: float = 0.35, depth: int = 0) -> None:
-        self.source = source
+    def __init__(self, value: Any = None, scale: float = 0.35, depth: int = 0) -> None:
+        self.value = value
         self.scale = scale
         self.depth = depth
         self.players = 0
@@ -260,12 +260,12 @@ class Evaluator:
 
     def play_greedy(self, d: Any, rng: Rng) -> None:
         """Apply the mover's greedy decision to `d` (ties broken with `rng`)."""
-        raise NotImplementedError("this evaluator makes no greedy choices (has_turns() is False)")
+        raise NotImplementedError("this search game makes no greedy choices (has_turns() is False)")
 
     def greedy_rank(self, d: Any, out: Any, k: int) -> int:
         """Write to `out` the `k` decisions legal in `d` (fewer when fewer are legal) that the mover's
         greedy choice ranks first, best first; how many were written (at most `len(out)`)."""
-        raise NotImplementedError("this evaluator makes no greedy choices (has_turns() is False)")
+        raise NotImplementedError("this search game makes no greedy choices (has_turns() is False)")
 
     def evaluate(self, d: Any, rng: Rng) -> None:
         """Play the rollout from leaf `d` (it changes `d`), then set `rew` and `vps`."""
@@ -280,21 +280,21 @@ class Evaluator:
             w = d.winner()
             for p in range(n):
                 self.rew[p] = 1.0 if p == w else 0.0
-        elif self.source is None:
+        elif self.value is None:
             softmax_into([float(d.vp(p)) for p in range(n)], self.scale, self.rew, n)
         else:
-            softmax_into(self.source.values(d), self.scale, self.rew, n)
+            softmax_into(self.value.values(d), self.scale, self.rew, n)
         for p in range(n):
             self.vps[p] = d.vp(p)
 
 
 class Search:
-    """One tree, the loop, and the evaluator and random stream it was given. `bots.ismcts_bot`
+    """One tree, the loop, and the search game and random stream it was given. `bots.ismcts_bot`
     wraps it as a Bot."""
 
-    def __init__(self, evaluator: Evaluator | None = None, rng: Rng | None = None, c: float = 0.7,
+    def __init__(self, game: SearchGame | None = None, rng: Rng | None = None, c: float = 0.7,
                  macro: int = 0, capacity: int = 1024, widen: int = 0) -> None:
-        self.evaluator = evaluator if evaluator is not None else Evaluator()
+        self.game = game if game is not None else SearchGame()
         self.rng = rng if rng is not None else Rng(0)
         self.c = c
         self.macro = macro  # 1: decisions within a turn below the root are greedy; 2: other seats' too
@@ -446,45 +446,45 @@ class Search:
         plen = 0
         n = 0
         k = 0
-        ev = self.evaluator
+        game = self.game
         rng = self.rng
         tr = self.tree
-        macro = self.macro if ev.has_turns() else 0
-        ev.start(root)
+        macro = self.macro if game.has_turns() else 0
+        game.start(root)
         self.next_poll = time.perf_counter() + 0.05
         self.next_yield = time.perf_counter() + YIELD_S
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
-            d = ev.determinize(root, observer, rng.next() & 0x7FFFFFFF)
+            d = game.determinize(root, observer, rng.next() & 0x7FFFFFFF)
             node = 0
             self.path[0] = 0
             plen = 1
-            while not ev.is_terminal(d):
-                if macro and plen > 1 and (ev.within_turn(d) or (macro == 2 and ev.current_player(d) != observer)):
+            while not game.is_terminal(d):
+                if macro and plen > 1 and (game.within_turn(d) or (macro == 2 and game.current_player(d) != observer)):
                     if self.widen > 0 and tr.visits[node] >= self.widen:
                         # widening: a node visited often enough branches here, among the k greedy
                         # choices ranked first, k = sqrt(visits / widen)
                         k = int(math.sqrt(tr.visits[node] / self.widen))
-                        n = ev.greedy_rank(d, self.legbuf, k)
-                        node = self.step(node, self.legbuf, n, ev.current_player(d))
+                        n = game.greedy_rank(d, self.legbuf, k)
+                        node = self.step(node, self.legbuf, n, game.current_player(d))
                         plen = self._push_path(plen, node)
-                        ev.apply(d, tr.move[node])
+                        game.apply(d, tr.move[node])
                         if self.expanded:
                             break
                         continue
-                    ev.play_greedy(d, rng)  # below the root, within a turn: the mover's greedy choice, no node
+                    game.play_greedy(d, rng)  # below the root, within a turn: the mover's greedy choice, no node
                     continue
-                n = ev.legal(d, self.legbuf)
+                n = game.legal(d, self.legbuf)
                 if n > self.legcap:
                     self._ensure_legal_cap(n)
-                    n = ev.legal(d, self.legbuf)
-                node = self.step(node, self.legbuf, n, ev.current_player(d))
+                    n = game.legal(d, self.legbuf)
+                node = self.step(node, self.legbuf, n, game.current_player(d))
                 plen = self._push_path(plen, node)
-                ev.apply(d, tr.move[node])
+                game.apply(d, tr.move[node])
                 if self.expanded:
                     break
             self.plen = plen
-            ev.evaluate(d, rng)
-            self.backup(ev.rew, ev.vps)
+            game.evaluate(d, rng)
+            self.backup(game.rew, game.vps)
             done += 1
         self.iterations += done
         return done

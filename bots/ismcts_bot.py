@@ -1,8 +1,8 @@
 """The SO-ISMCTS bot: the `Bot` interface over the search of `bots/ismcts.py`.
 
 The bot makes the search's two injected parts, as OpenSpiel's MCTSBot gets its evaluator and random
-state: the evaluator (`search_evaluator`: Kashgar's compiled one, `bots/kashgar_eval.py`, for the
-weighted evaluations on engine states; else the search's own, which values leaves by an evaluator
+state: the search game (`search_game`: Kashgar's compiled one, `bots/kashgar_eval.py`, for the
+weighted values of engine states; else the search's own, which values leaves by a value function
 of `bots.evaluate`) and the random stream (`Rng`, from the seed). The build (compiled or
 interpreted) is the state's (`bots.build_for`). Then it runs the search, reads the root statistics
 and picks the final decision (by visit count, or sampled with a temperature over visit counts for
@@ -30,13 +30,15 @@ from bots.base import (
     position_key,
 )
 from bots.evaluate import (
-    Evaluator,
-    FittedEvaluator,
-    KashgarEvaluator,
-    TunedEvaluator,
-    VPEvaluator,
-    default_evaluator,
+    FittedValue,
+    HandWeightsValue,
+    TunedValue,
+    ValueFunction,
+    VPValue,
+    WeightedValue,
+    default_value,
 )
+from bots.state import CoreState
 from engine_ext import Decision
 from engine_ext.carddata import default as default_card_data
 
@@ -59,11 +61,11 @@ class ISMCTSConfig:
     macro: int = 0                # 1: below the root, decisions within a turn are the mover's greedy
                                   # choices (the tree branches on turns: which card, which action);
                                   # 2: also the other seats' whole turns, so below the root the tree
-                                  # holds only the searching player's turns (Kashgar evaluators)
+                                  # holds only the searching player's turns (Kashgar's weighted values)
     widen: int = 0                # macro search: a node below the root visited this many times branches on the
                                   # next greedy decision, among the k ranked first (k = sqrt(visits / widen));
                                   # 0: never (progressive widening, bots/ismcts.py)
-    scale: float = 1.0            # multiplies the evaluator's own softmax scale (values -> win probabilities)
+    scale: float = 1.0            # multiplies the value function's softmax scale (values -> win probabilities)
     evaluator: str = "default"    # "default" (Kashgar: the hand-made heuristic; other games: VP), "kashgar",
                                   # "fitted" (weights fitted by `kashgar fit-eval`), "tuned" (weights tuned by
                                   # play, `kashgar tune-eval`; its rollouts choose by them too), "learned"
@@ -113,50 +115,51 @@ class ISMCTSConfig:
         return asdict(self)
 
 
-def make_evaluator(name: str, st: Any, scale: float, weights: str = "") -> Evaluator:
-    """The evaluator `name` for `st`'s game, its softmax scale multiplied by `scale`; `weights`: the
-    weights file of the fitted or tuned evaluator (default: the shipped one)."""
-    makers: dict[str, Any] = {"vp": VPEvaluator, "kashgar": KashgarEvaluator,
-                              "fitted": lambda: FittedEvaluator(path=weights or None),
-                              "tuned": lambda: TunedEvaluator(path=weights or None),
+def make_value(name: str, st: CoreState, scale: float, weights: str = "") -> ValueFunction:
+    """The value function that the setting `evaluator = name` names, for `st`'s game, its softmax
+    scale multiplied by `scale`; `weights`: the weights file of the fitted or tuned value (default:
+    the shipped one)."""
+    makers: dict[str, Any] = {"vp": VPValue, "kashgar": HandWeightsValue,
+                              "fitted": lambda: FittedValue(path=weights or None),
+                              "tuned": lambda: TunedValue(path=weights or None),
                               "learned": lambda: _learned(weights)}
     if name not in EVALUATORS:
         raise ValueError(f"unknown evaluator {name!r}: one of {', '.join(EVALUATORS)}")
     if name == "default" and weights and hasattr(st, "export"):
         name = "fitted"
-    ev = makers[name]() if name in makers else default_evaluator(st)
+    ev = makers[name]() if name in makers else default_value(st)
     ev.scale *= scale
     return ev
 
 
-def _learned(path: str) -> Evaluator:
-    from bots.learned import LearnedEvaluator  # late: the model file is read only by levels that use it
+def _learned(path: str) -> ValueFunction:
+    from bots.learned import LearnedValue  # late: the model file is read only by levels that use it
 
-    return LearnedEvaluator(path=path or None)
+    return LearnedValue(path=path or None)
 
 
-def search_evaluator(ev: Evaluator, st: Any, cfg: ISMCTSConfig, mixin: type | None = None) -> Any:
-    """The evaluator the search of `st` runs with, for `ev` and the rollout of `cfg`: Kashgar's own
-    (`bots/kashgar_eval.py`, of `st`'s build) for a weighted evaluation of an engine state; else the
-    search's generic one, which values leaves by `ev.values` after `cfg.depth` random decisions.
-    `mixin`: a class put before the evaluator's in a subclass (its methods take precedence)."""
+def search_game(value: ValueFunction, st: CoreState, cfg: ISMCTSConfig, mixin: type | None = None) -> Any:
+    """The search game the search of `st` runs with, for `value` and the rollout of `cfg`: Kashgar's
+    own (`bots/kashgar_eval.py`, of `st`'s build) for a weighted value (`WeightedValue`) of an engine
+    state, with its weights and its learned model, if any; else the search's generic one, which values
+    leaves by `value.values` after `cfg.depth` random decisions. `mixin`: a class put before the search
+    game's in a subclass (its methods take precedence)."""
     build = build_for(st)
     cls: Any
-    weights = getattr(ev, "engine_weights", None)
-    if weights is not None and engine_build(st) is not None:
-        roll = getattr(ev, "rollout_weights", None)
-        cls = build.kashgar.KashgarEvaluator
-        args: tuple[Any, ...] = (weights(), roll() if roll is not None else None, ev.scale, cfg.rollout,
-                                 cfg.depth, cfg.eps)
+    weighted = value if isinstance(value, WeightedValue) and engine_build(st) is not None else None
+    if weighted is not None:
+        cls = build.kashgar.KashgarSearchGame
+        args: tuple[Any, ...] = (weighted.engine_weights(), weighted.rollout_weights(), weighted.scale,
+                                 cfg.rollout, cfg.depth, cfg.eps)
     else:
-        cls = build.search.Evaluator
-        args = (ev, ev.scale, cfg.depth)
+        cls = build.search.SearchGame
+        args = (value, value.scale, cfg.depth)
     if mixin is not None:
         cls = type(f"{mixin.__name__}{cls.__name__}", (mixin, cls), {})
     out = cls(*args)
-    model = getattr(ev, "engine_model", None)
-    if model is not None and weights is not None and engine_build(st) is not None:
-        out.set_model(*model())  # leaves valued by the learned model (bots.learned)
+    model = weighted.engine_model() if weighted is not None else None
+    if model is not None:
+        out.set_model(*model)  # leaves valued by the learned model (bots.learned)
         out.blend = cfg.blend
     return out
 
@@ -173,12 +176,12 @@ def resolve_budget(cfg: ISMCTSConfig, iterations: int | None, time_ms: float | N
     return iters, tms
 
 
-def new_search(build: Build, cfg: ISMCTSConfig, evaluator: Any, seed: int, iterations: int) -> Any:
-    """A search of `build` with `evaluator` and a random stream from `seed`, set up by `cfg`, its
+def new_search(build: Build, cfg: ISMCTSConfig, game: Any, seed: int, iterations: int) -> Any:
+    """A search of `build` with search game `game` and a random stream from `seed`, set up by `cfg`, its
     tree sized for `iterations` (0: unknown), at most TREE_PREALLOC nodes: a huge budget that a
     time limit stops early must not allocate for every iteration it will never run (the tree grows
     when it needs to)."""
-    return build.search.Search(evaluator, build.search.Rng(seed), cfg.c, cfg.macro,
+    return build.search.Search(game, build.search.Rng(seed), cfg.c, cfg.macro,
                                min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096, cfg.widen)
 
 
@@ -186,14 +189,14 @@ class ISMCTSBot(Bot):
     """SO-ISMCTS over determinizations of the hidden decks, from the player to move's information."""
 
     def __init__(self, config: ISMCTSConfig | None = None, name: str = "ismcts",
-                 leaf_evaluator: Evaluator | None = None, **kw: Any) -> None:
+                 leaf_value: ValueFunction | None = None, **kw: Any) -> None:
         self.config = (config or ISMCTSConfig()).with_(**kw) if kw else (config or ISMCTSConfig())
         self.name = name
-        # injected: this evaluator (its own scale) instead of the config's `evaluator` and `weights`
-        self.leaf_evaluator = leaf_evaluator
+        # injected: this value function (its own scale) instead of the config's `evaluator` and `weights`
+        self.leaf_value = leaf_value
         self.last_search: Any = None
 
-    def search(self, st: Any, *, iterations: int | None = None, time_ms: float | None = None,
+    def search(self, st: CoreState, *, iterations: int | None = None, time_ms: float | None = None,
                seed: int = 0, progress: ProgressFn | None = None,
                should_stop: StopFn | None = None) -> tuple[Any, int, float]:
         """Run the search on core state `st`; returns (search, iterations, elapsed ms)."""
@@ -201,8 +204,8 @@ class ISMCTSBot(Bot):
         cfg = self.config
         iters, tms = resolve_budget(cfg, iterations, time_ms)
         deadline = time.perf_counter() + tms / 1000.0 if tms > 0 else 0.0
-        ev = self.leaf_evaluator or make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
-        s = new_search(build_for(st), cfg, search_evaluator(ev, st, cfg), seed, iters)
+        ev = self.leaf_value or make_value(cfg.evaluator, st, cfg.scale, cfg.weights)
+        s = new_search(build_for(st), cfg, search_game(ev, st, cfg), seed, iters)
         cb = None
         if progress is not None:
             def cb(done: int) -> None:
@@ -241,7 +244,7 @@ def progress_report(search: Any, st: Any, done: int, elapsed_ms: float) -> dict[
     return report
 
 
-def analysis_from_stats(st: Any, stats: list[tuple[int, int, float, float]], line: list[int],
+def analysis_from_stats(st: CoreState, stats: list[tuple[int, int, float, float]], line: list[int],
                         iterations: int, elapsed_ms: float, seed: int, name: str,
                         temperature: float, margin: float = 0.0) -> Analysis:
     """An Analysis of state `st` from (merged) root statistics (code, visits, reward sum, VP sum),

@@ -1,5 +1,5 @@
 # C types for bots/ismcts.py compiled as bots.ismcts_c (the same source; see setup.py).
-# A game's compiled evaluator subclasses Evaluator (bots/kashgar_eval_c.pxd cimports it from here),
+# A game's compiled search game subclasses SearchGame (bots/kashgar_eval_c.pxd cimports it from here),
 # so the loop calls its methods through the C vtable, with no Python call per decision or leaf.
 cimport cython
 
@@ -48,8 +48,8 @@ cdef class Tree:
     cpdef list children(self, int node)
 
 
-cdef class Evaluator:
-    cdef public object source
+cdef class SearchGame:
+    cdef public object value
     cdef public double scale
     cdef public int depth
     cdef public int players
@@ -77,7 +77,7 @@ cdef class Evaluator:
 
 cdef class Search:
     cdef public Tree tree
-    cdef public Evaluator evaluator
+    cdef public SearchGame game
     cdef public Rng rng
     cdef public double c
     cdef public int macro
@@ -109,6 +109,6 @@ cdef class Search:
     cdef bint _budget_spent(self, long done, long iterations, double deadline, object should_stop,
                             object progress)
 
-    @cython.locals(done=long, node=int, plen=int, n=int, k=int, macro=int, ev=Evaluator, rng=Rng, tr=Tree)
+    @cython.locals(done=long, node=int, plen=int, n=int, k=int, macro=int, game=SearchGame, rng=Rng, tr=Tree)
     cpdef long run(self, object root, int observer, long iterations, double deadline,
                    object should_stop=*, object progress=*)

@@ -1,5 +1,5 @@
 # cython: annotation_typing=False
-"""Kashgar's evaluator for the search (`bots.ismcts.Search`): everything the search loop needs that
+"""Kashgar as the search (`bots.ismcts.Search`) sees it, `KashgarSearchGame`: everything the loop needs that
 is Kashgar's, computed on the engine's state array.
 
 - the engine's hooks: a world sampled from what the observer knows (`State.determinize`), legal
@@ -14,7 +14,7 @@ is Kashgar's, computed on the engine's state array.
   the seats' values times `scale`.
 
 This same file compiles as `bots.kashgar_eval_c` (see `kashgar_eval_c.pxd`): a subclass of the
-compiled search's `Evaluator` whose methods the compiled loop calls through the C vtable, on
+compiled search's `SearchGame` whose methods the compiled loop calls through the C vtable, on
 compiled engine states read as C structs. Interpreted, it runs on interpreted engine states.
 """
 
@@ -29,7 +29,7 @@ except ImportError:  # interpreted, without Cython installed
     from engine_ext import cython_shim as cython  # type: ignore[no-redef]
 
 if not cython.compiled:  # compiled, the base class is cimported from bots.ismcts_c (kashgar_eval_c.pxd)
-    from bots.ismcts import Evaluator, Rng, double_array, int_array
+    from bots.ismcts import Rng, SearchGame, double_array, int_array
 
 ROLLOUTS = ("eval", "turn")  # `depth` random decisions, or the rest of the turn epsilon-greedily; then the value
 ROLL_EVAL = 0
@@ -47,14 +47,14 @@ MAX_LAYERS = 4  # weight layers at most
 MAX_DISPLAY = 8  # face-up contracts at most (the engine shows 4)
 
 
-class KashgarEvaluator(Evaluator):
+class KashgarSearchGame(SearchGame):
     """Kashgar engine states, valued by weights (`a` then `b` per feature, `bots.features`; none:
     every value 0, for the features alone); the greedy choices use `rollout_weights` (default: the
     same weights)."""
 
     def __init__(self, weights: Any = (), rollout_weights: Any = None, scale: float = 1.0, rollout: str = "eval",
                  depth: int = 8, eps: float = 0.1) -> None:
-        Evaluator.__init__(self, None, scale, depth)
+        SearchGame.__init__(self, None, scale, depth)
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, not {rollout!r}")
         self.rollout = ROLLOUTS.index(rollout)

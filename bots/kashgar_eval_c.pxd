@@ -1,14 +1,14 @@
 # C types for bots/kashgar_eval.py compiled as bots.kashgar_eval_c (the same source; see setup.py):
-# a subclass of the compiled search's Evaluator, reading compiled engine states as C structs.
+# a subclass of the compiled search's SearchGame, reading compiled engine states as C structs.
 cimport cython
-from bots.ismcts_c cimport Evaluator, Rng, double_array, int_array
+from bots.ismcts_c cimport Rng, SearchGame, double_array, int_array
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef int ROLL_EVAL, ROLL_TURN, FIXED_FEATURES, MAX_FEATURES, SEAT_FIXED, GLOBAL_FIXED, MAX_KINDS, MAX_BLOCK
 cdef int MAX_HIDDEN, MAX_LAYERS, MAX_DISPLAY
 
 
-cdef class KashgarEvaluator(Evaluator):
+cdef class KashgarSearchGame(SearchGame):
     cdef public int rollout
     cdef public double eps
     cdef public CState scratch

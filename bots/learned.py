@@ -1,8 +1,9 @@
-"""The learned evaluation: a small value network over per-seat features, trained by self-play.
+"""The learned evaluation (`LearnedValue`): a small value network over per-seat features, trained by
+self-play.
 
-Kashgar's compiled evaluator computes the model's input for a seat (`features(state, seat)`, the
+Kashgar's compiled search game computes the model's input for a seat (`features(state, seat)`, the
 names in `model_feature_names`) and runs its forward pass at the search's leaves
-(`KashgarEvaluator.set_model`), so serving needs neither scikit-learn nor numpy. The model is one
+(`KashgarSearchGame.set_model`), so serving needs neither scikit-learn nor numpy. The model is one
 JSON file (`bots/data/value_model.json`, written by `kashgar train`): the layer sizes, every layer's
 weights and biases as arrays (the input scaling folded into the first layer), the feature names,
 and how it was made (command, games, positions, commit, date).
@@ -21,14 +22,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from bots.evaluate import TunedEvaluator
+from bots.evaluate import TunedValue
 from bots.features import CARD_PREFIX, FIXED, engine_kind_slugs
 
 MODEL_FILE = Path(__file__).parent / "data" / "value_model.json"
 MODEL_FORMAT = 1
 
 # A seat's block: the linear evaluation's features (bots.features.FIXED), then these, in the order
-# `KashgarEvaluator._seat_block` writes them (bots/kashgar_eval.py).
+# `KashgarSearchGame._seat_block` writes them (bots/kashgar_eval.py).
 SEAT_EXTRA = (
     "res:ginger", "res:cloves", "res:pepper", "res:anise", "res:cinnamon", "res:gold", "res:mules",  # at most 10
     "contracts_done",      # contracts fulfilled
@@ -83,7 +84,7 @@ def _core(st: Any) -> Any:
 def _cores(module: str) -> Any:
     import importlib
 
-    return importlib.import_module(module).KashgarEvaluator()
+    return importlib.import_module(module).KashgarSearchGame()
 
 
 def features(st: Any, seat: int) -> list[float]:
@@ -118,7 +119,7 @@ class Model:
         self.doc = doc
         self.names = [str(n) for n in names]
         self.sizes = sizes
-        self.flat = array.array("d", flat)  # shared by every search's evaluator (never written)
+        self.flat = array.array("d", flat)  # shared by every search's search game (never written)
 
     def check_engine(self, kind_slugs: list[str] | None = None) -> None:
         """ValueError unless the model reads this engine's features (same names, same order)."""
@@ -139,16 +140,16 @@ def load_model(path: str | None = None) -> Model:
     return model
 
 
-class LearnedEvaluator(TunedEvaluator):
+class LearnedValue(TunedValue):
     """Leaves valued by the learned model (`model`, default the shipped file); the rollouts and the
-    in-turn greedy choices keep the weights tuned by play (`TunedEvaluator`), which are cheap."""
+    in-turn greedy choices keep the weights tuned by play (`TunedValue`), which are cheap."""
 
     def __init__(self, scale: float = 1.0, path: str | None = None) -> None:
         super().__init__(scale)
         self.model = load_model(path)
 
-    def engine_model(self) -> tuple[list[int], array.array]:  # type: ignore[type-arg]
-        """What `KashgarEvaluator.set_model` takes."""
+    def engine_model(self) -> tuple[list[int], array.array]:  # type: ignore[type-arg,override]
+        """What `KashgarSearchGame.set_model` takes."""
         return self.model.sizes, self.model.flat
 
     def values(self, st: Any) -> list[float]:

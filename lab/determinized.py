@@ -4,7 +4,7 @@
 hidden decks from the player to move's information, run plain UCT on each as if it were the true
 state (so the search may exploit knowledge it cannot have -- strategy fusion), and add the root
 visit counts of all worlds (`bots.merge`). It shares the tree and loop of `bots/ismcts.py`, with an
-evaluator whose worlds are all the one it was given (`OneWorld`: every iteration starts from a copy
+search game whose worlds are all the one it was given (`OneWorld`: every iteration starts from a copy
 of it instead of a determinization).
 
 `oracle=1` makes it a diagnostic that cheats: one tree on the state exactly as given, hidden deck
@@ -25,10 +25,10 @@ from bots.base import Analysis, Bot, ProgressFn, StopFn, Timer, decision_point
 from bots.ismcts_bot import (
     ISMCTSConfig,
     analysis_from_stats,
-    make_evaluator,
+    make_value,
     new_search,
     resolve_budget,
-    search_evaluator,
+    search_game,
 )
 from bots.merge import merge_root_stats
 
@@ -47,7 +47,7 @@ def worlds_for(iterations: int) -> int:
 
 
 class OneWorld:
-    """Put before a search evaluator's class (`search_evaluator(..., mixin=OneWorld)`): every
+    """Put before a search game's class (`search_game(..., mixin=OneWorld)`): every
     iteration starts from a copy of the state searched, which is then one world of perfect
     information, instead of a determinization from the observer's information."""
 
@@ -92,8 +92,8 @@ class DeterminizedBot(Bot):
             deadline = 0.0
             if tms:
                 deadline = time.perf_counter() + tms / 1000.0 / worlds
-            ev = make_evaluator(cfg.evaluator, world, cfg.scale, cfg.weights)
-            s = new_search(build_for(world), cfg, search_evaluator(ev, world, cfg, OneWorld), rng.getrandbits(31),
+            ev = make_value(cfg.evaluator, world, cfg.scale, cfg.weights)
+            s = new_search(build_for(world), cfg, search_game(ev, world, cfg, OneWorld), rng.getrandbits(31),
                            share)
             done += s.run(world, me, share, deadline, should_stop, None)
             parts.append(s.root_stats())

@@ -1,7 +1,7 @@
 """Fit the evaluation's weights to self-play outcomes (`kashgar fit-eval`).
 
 Games are played by a policy (any bot spec); at every turn start the features of every seat are
-recorded (`KashgarEvaluator.features`, the same code the search evaluates with), and each position is
+recorded (`KashgarSearchGame.features`, the same code the search evaluates with), and each position is
 labelled with the seat that went on to win. The weights maximise the likelihood of the winner
 under the search's own model of a position::
 
@@ -53,7 +53,7 @@ def play_positions(task: tuple[int, str, int, int, int]) -> tuple[list[list[list
 
     def record(st: Any) -> list[list[float]]:
         nonlocal core
-        core = core or build_for(st).kashgar.KashgarEvaluator()  # its features
+        core = core or build_for(st).kashgar.KashgarSearchGame()  # its features
         t = core.progress(st)
         return [f + [v * t for v in f] for f in (core.features(st, p) for p in range(players))]
 

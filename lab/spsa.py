@@ -169,17 +169,17 @@ def pair_bot(spec: str, weights: Weights, samples: int = 1) -> Any:
     """A player of the game pairs using `weights`: the greedy bot with `samples` determinizations
     (`spec` "greedy"), or the search `spec` names (an `ismcts:` spec or a level) with the weights as
     its evaluation and in-turn policy. ValueError for any other spec."""
-    from bots.evaluate import PlayWeightsEvaluator, WeightedEvaluator
+    from bots.evaluate import PlayWeightsValue, WeightedValue
     from bots.greedy import GreedyBot
     from bots.ismcts_bot import ISMCTSBot
     from lab.bots import make_bot
 
     if spec == GREEDY:
-        return GreedyBot(samples=samples, evaluator=WeightedEvaluator(weights))
+        return GreedyBot(samples=samples, evaluator=WeightedValue(weights))
     bot = make_bot(spec)
     if not isinstance(bot, ISMCTSBot):
         raise ValueError(f"bot {spec!r}: the game pairs need {GREEDY!r} or a search (ismcts:... or a level)")
-    bot.leaf_evaluator = PlayWeightsEvaluator(weights)
+    bot.leaf_value = PlayWeightsValue(weights)
     return bot
 
 

@@ -34,7 +34,7 @@ def test_an_engine_state_is_searched_by_its_own_build(engine: Any) -> None:
     bot = ISMCTSBot(iterations=20)
     bot.analyse(st, seed=1)
     assert type(bot.last_search).__module__ == build.search.__name__
-    assert type(bot.last_search.evaluator).__module__ == build.kashgar.__name__
+    assert type(bot.last_search.game).__module__ == build.kashgar.__name__
 
 
 def test_other_games_are_searched_by_the_process_build() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 import engine_ext
 from bots import build_for, load_build
-from bots.evaluate import FittedEvaluator, KashgarEvaluator, WeightedEvaluator
+from bots.evaluate import FittedValue, HandWeightsValue, WeightedValue
 from bots.features import (
     FIXED,
     HAND_WEIGHTS,
@@ -29,7 +29,7 @@ from tests.engine_helpers import random_walk
 def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, interpreted_engine: object) -> None:
     # The compiled evaluator values leaves in C; it must compute exactly what the interpreted
     # build computes (a C integer division once dropped every partly covered contract).
-    evs = [KashgarEvaluator(), FittedEvaluator()]
+    evs = [HandWeightsValue(), FittedValue()]
     partial_reach = 0
     for seed in range(120):
         players, steps = 2 + seed % 3, random.Random(seed).randrange(160)
@@ -37,8 +37,8 @@ def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, int
         b = random_walk(interpreted_engine, players, seed, steps).state
         for ev in evs:
             assert ev.values(a) == pytest.approx(ev.values(b), abs=1e-9)
-        fa = load_build(True).kashgar.KashgarEvaluator().features(a, 0)
-        fb = load_build(False).kashgar.KashgarEvaluator().features(b, 0)
+        fa = load_build(True).kashgar.KashgarSearchGame().features(a, 0)
+        fb = load_build(False).kashgar.KashgarSearchGame().features(b, 0)
         assert fa == pytest.approx(fb, abs=1e-12)
         partial_reach += 0.0 < fa[FIXED.index("best_contract")] < 6.0
     assert partial_reach > 20  # partly covered contracts were seen (and counted) often
@@ -46,7 +46,7 @@ def test_compiled_and_interpreted_evaluations_agree(compiled_engine: object, int
 
 def test_features_read_the_position(engine: object) -> None:
     st = random_walk(engine, 3, 7, 90).state
-    core = build_for(st).kashgar.KashgarEvaluator()
+    core = build_for(st).kashgar.KashgarSearchGame()
     slugs = engine_kind_slugs()
     for p in range(3):
         f = dict(zip(feature_names(slugs), core.features(st, p), strict=True))
@@ -63,21 +63,21 @@ def test_features_read_the_position(engine: object) -> None:
 def test_hand_weights_are_the_first_heuristic(engine: object) -> None:
     # VP + 0.2 spice + 0.18 gold + 0.22 mules + 0.35 best contract, at softmax scale 0.35.
     st = random_walk(engine, 2, 3, 70).state
-    core = build_for(st).kashgar.KashgarEvaluator()
+    core = build_for(st).kashgar.KashgarSearchGame()
     for p in range(2):
         f = dict(zip(FIXED, core.features(st, p), strict=False))
         want = 0.35 * (f["vp"] + 0.2 * f["spices"] + 0.18 * f["gold"] + 0.22 * f["mules"]
                        + 0.35 * f["best_contract"])
-        assert KashgarEvaluator().values(st)[p] == pytest.approx(want)
+        assert HandWeightsValue().values(st)[p] == pytest.approx(want)
 
 
 def test_phase_weights_grow_with_the_leaders_vp(compiled_engine: object) -> None:
     st = random_walk(compiled_engine, 2, 5, 200).state
-    core = load_build(True).kashgar.KashgarEvaluator()
+    core = load_build(True).kashgar.KashgarSearchGame()
     t = core.progress(st)
     vp = [st.vp(p) for p in range(2)]  # type: ignore[attr-defined]
     assert t == pytest.approx(min(1.0, max(vp) / 25.0))
-    only_b = WeightedEvaluator({"vp": (0.0, 1.0)})
+    only_b = WeightedValue({"vp": (0.0, 1.0)})
     assert only_b.values(st) == pytest.approx([t * v for v in vp])
 
 
@@ -146,7 +146,7 @@ def test_fit_eval_command_writes_a_usable_weights_file(tmp_path: Path) -> None:
                     "--every", "3", "--out", str(out)]) == 0
     doc = json.loads(out.read_text())
     assert doc["fit"]["games"] == 6 and doc["fit"]["positions"] > 20
-    ev = FittedEvaluator(path=str(out))
+    ev = FittedValue(path=str(out))
     st = engine_ext.get_engine(None).new_game(players=2, seed=1).state
     assert len(ev.values(st)) == 2
     assert set(HAND_WEIGHTS) <= set(doc["weights"])

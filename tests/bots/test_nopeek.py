@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from bots import build_for, suggest
-from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_evaluator, new_search, search_evaluator
+from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig, make_value, new_search, search_game
 from lab.determinized import DeterminizedBot, OneWorld
 
 
@@ -93,8 +93,8 @@ def test_the_baseline_does_not_peek_and_its_oracle_does(engine: Any) -> None:
     # starts from that state
     st = engine.from_json(doc).state
     cfg = ISMCTSConfig(iterations=120)
-    ev = make_evaluator(cfg.evaluator, st, cfg.scale)
-    s = new_search(build_for(st), cfg, search_evaluator(ev, st, cfg, OneWorld), random.Random(3).getrandbits(31), 120)
+    ev = make_value(cfg.evaluator, st, cfg.scale)
+    s = new_search(build_for(st), cfg, search_game(ev, st, cfg, OneWorld), random.Random(3).getrandbits(31), 120)
     s.run(st, st.current_player(), 120, 0.0, None, None)
     want = sorted((c, v, round(r / v, 9)) for c, v, r, _ in s.root_stats() if v)
     assert sorted(x for x in _det_stats(engine, doc, oracle=1) if x[1]) == want

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.evaluate import KashgarEvaluator, VPEvaluator, softmax_rewards, terminal_rewards
+from bots.evaluate import HandWeightsValue, VPValue, softmax_rewards, terminal_rewards
 from bots.features import HAND_SCALE
 from bots.ismcts_bot import ISMCTSBot
 from lab.toygame import ToyState
@@ -41,7 +41,7 @@ def test_engine_heuristic_rewards(engine: object, players: int) -> None:
     for k in range(30):
         codes = g.legal_codes()
         g.state.apply(codes[k % len(codes)])
-    vals = KashgarEvaluator().values(g.state)
+    vals = HandWeightsValue().values(g.state)
     assert len(vals) == players
     # every term of the hand-made heuristic is >= 0: a value is at least VP, in log-odds units
     assert all(v >= HAND_SCALE * g.vp(p) - 1e-9 for p, v in enumerate(vals))
@@ -67,4 +67,4 @@ def test_root_rewards_are_the_deciding_players(players: int) -> None:
 def test_vp_evaluator() -> None:
     st = ToyState(3, seed=1)
     st.apply(256)
-    assert VPEvaluator().values(st) == [1.0, 0.0, 0.0]
+    assert VPValue().values(st) == [1.0, 0.0, 0.0]

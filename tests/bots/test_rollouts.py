@@ -11,7 +11,7 @@ import pytest
 import engine_ext
 from bots import ismcts as search_py
 from bots import kashgar_eval as kashgar_py
-from bots.evaluate import KashgarEvaluator
+from bots.evaluate import HandWeightsValue
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
 
 
@@ -25,14 +25,14 @@ def _midgame(engine: object, players: int, seed: int, steps: int = 50) -> object
 
 
 def test_greedy_choice_is_the_movers_best_next_value(interpreted_engine: object) -> None:
-    ev = KashgarEvaluator()
+    ev = HandWeightsValue()
     checked = 0
     for seed in range(40):
         st = _midgame(interpreted_engine, 2, seed, 20 + seed)
         n = st.gen_legal()  # type: ignore[attr-defined]
         if n < 2:
             continue
-        k = kashgar_py.KashgarEvaluator(ev.engine_weights(), ev.rollout_weights())
+        k = kashgar_py.KashgarSearchGame(ev.engine_weights(), ev.rollout_weights())
         me, t = st.current_player(), k.progress(st)  # type: ignore[attr-defined]
         values = []
         for i in range(n):
@@ -46,10 +46,10 @@ def test_greedy_choice_is_the_movers_best_next_value(interpreted_engine: object)
 
 
 def test_rollout_weights_are_the_hand_heuristics_whatever_the_leaf() -> None:
-    ev = KashgarEvaluator()
-    from bots.evaluate import FittedEvaluator
+    ev = HandWeightsValue()
+    from bots.evaluate import FittedValue
 
-    assert FittedEvaluator().rollout_weights() == ev.engine_weights()
+    assert FittedValue().rollout_weights() == ev.engine_weights()
 
 
 @pytest.mark.parametrize("rollout,macro", [("eval", 0), ("turn", 0), ("turn", 1), ("turn", 2)])
@@ -63,7 +63,7 @@ def test_both_builds_search_alike(compiled_engine: object, interpreted_engine: o
         st = _midgame(eng, 2, 5)
         bot = ISMCTSBot(cfg)
         a = bot.analyse(st, seed=9)
-        assert bot.last_search.evaluator.__class__.__module__ == (
+        assert bot.last_search.game.__class__.__module__ == (
             "bots.kashgar_eval_c" if eng is compiled_engine else "bots.kashgar_eval")
         stats.append([(x.code, x.visits, round(x.mean_reward, 9)) for x in a.alternatives])
     assert stats[0] == stats[1]
@@ -83,7 +83,7 @@ def test_turn_rollouts_and_greedy_turns_stay_legal_to_the_end(macro: int) -> Non
     assert st.is_terminal()
 
 
-class _LeafRecorder(kashgar_py.KashgarEvaluator):
+class _LeafRecorder(kashgar_py.KashgarSearchGame):
     """The interpreted Kashgar evaluator, noting the phase and turn of every state it values."""
 
     def __init__(self, *args: object, **kw: object) -> None:
@@ -110,7 +110,7 @@ def test_turn_rollouts_value_leaves_at_a_turns_end(interpreted_engine: object, r
                                                    at_turn_end: bool) -> None:
     from engine_ext import core
 
-    ev = KashgarEvaluator()
+    ev = HandWeightsValue()
     rec = _LeafRecorder(ev.engine_weights(), ev.rollout_weights(), 1.0, rollout, 3)
     s = search_py.Search(rec, search_py.Rng(4), 0.7, 0, 512)
     st = _mid_turn_state(interpreted_engine, 11)

@@ -39,7 +39,7 @@ def _child(tr: Any, parent: int, move: int, player: int, visits: int, avail: int
 
 
 def _search(mod: ModuleType, c: float, seed: int = 1) -> Any:
-    return mod.Search(mod.Evaluator(), mod.Rng(seed), c)
+    return mod.Search(mod.SearchGame(), mod.Rng(seed), c)
 
 
 # ---- hand-built trees -------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def _lines(s: Any) -> dict[tuple[int, ...], tuple[int, int, float]]:
 
 @pytest.mark.parametrize("c", [0.0, 0.7, 2.0])
 def test_the_loop_is_so_ismcts_on_a_hand_built_game(search_mod: ModuleType, c: float) -> None:
-    s = search_mod.Search(search_mod.Evaluator(LineValues(), 0.35), search_mod.Rng(11), c)
+    s = search_mod.Search(search_mod.SearchGame(LineValues(), 0.35), search_mod.Rng(11), c)
     assert s.run(Tiny(), 0, 200, 0.0) == 200
     got, want = _lines(s), _reference(search_mod, 200, c, 11)
     assert got.keys() == want.keys()
@@ -269,7 +269,7 @@ class OnePly(Tiny):
 
 def test_with_c_zero_the_best_decision_takes_every_visit_after_expansion(search_mod: ModuleType) -> None:
     """c = 0 tries each decision once, then takes only the best; each node adds its chooser's reward."""
-    s = search_mod.Search(search_mod.Evaluator(), search_mod.Rng(3), 0.0)
+    s = search_mod.Search(search_mod.SearchGame(), search_mod.Rng(3), 0.0)
     assert s.run(OnePly(), 0, 50, 0.0) == 50
     assert {code: (v, r, vp) for code, v, r, vp in s.root_stats()} == {
         1: (1, 0.0, 1.0), 2: (48, 48.0, 2.0 * 48), 3: (1, 0.0, 3.0)}
@@ -277,10 +277,10 @@ def test_with_c_zero_the_best_decision_takes_every_visit_after_expansion(search_
 
 
 def test_a_python_evaluator_runs_in_the_same_loop(search_mod: ModuleType) -> None:
-    """A Python subclass of the search's Evaluator overrides its methods (here the leaf's rewards),
+    """A Python subclass of the search's SearchGame overrides its methods (here the leaf's rewards),
     in either build of the loop."""
 
-    class FavourTwo(search_mod.Evaluator):  # type: ignore[name-defined,misc]
+    class FavourTwo(search_mod.SearchGame):  # type: ignore[name-defined,misc]
         def evaluate(self, d: Any, rng: Any) -> None:
             self.rew[0] = 1.0 if d.line[0] == 2 else 0.0
             self.rew[1] = 1.0 - self.rew[0]
@@ -294,7 +294,7 @@ def test_a_python_evaluator_runs_in_the_same_loop(search_mod: ModuleType) -> Non
 
 
 def test_both_builds_agree_on_the_toy_game() -> None:
-    from bots.evaluate import VPEvaluator
+    from bots.evaluate import VPValue
     from lab.toygame import ToyState
 
     stats = []
@@ -303,7 +303,7 @@ def test_both_builds_agree_on_the_toy_game() -> None:
             mod = bots.load_build(compiled).search
         except ImportError:
             continue
-        s = mod.Search(mod.Evaluator(VPEvaluator(), 0.35, 8), mod.Rng(42), 0.7)
+        s = mod.Search(mod.SearchGame(VPValue(), 0.35, 8), mod.Rng(42), 0.7)
         s.run(ToyState(3, seed=4), 0, 300, 0.0)
         stats.append(s.root_stats())
     assert all(x == stats[0] for x in stats)

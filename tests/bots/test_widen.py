@@ -14,7 +14,7 @@ import bots
 import engine_ext
 from bots import ismcts as search_py
 from bots import kashgar_eval as kashgar_py
-from bots.evaluate import KashgarEvaluator
+from bots.evaluate import HandWeightsValue
 from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
 from tests.engine_helpers import require_compiled_search
 
@@ -44,13 +44,13 @@ def _values(k: Any, st: Any) -> list[float]:
 
 
 def test_greedy_rank_orders_the_legal_decisions_by_the_greedy_value(interpreted_engine: Any) -> None:
-    ev = KashgarEvaluator()
+    ev = HandWeightsValue()
     checked = 0
     for seed in range(30):
         st = _midgame(interpreted_engine, seed, 15 + seed)
         if st.is_terminal() or len(st.legal_codes()) < 3:
             continue
-        k = kashgar_py.KashgarEvaluator(ev.engine_weights(), ev.rollout_weights())
+        k = kashgar_py.KashgarSearchGame(ev.engine_weights(), ev.rollout_weights())
         k.start(st)
         values = _values(k, st)
         codes = st.legal_codes()
@@ -68,14 +68,14 @@ def test_greedy_rank_orders_the_legal_decisions_by_the_greedy_value(interpreted_
 
 def test_both_builds_rank_alike(compiled_engine: Any, interpreted_engine: Any) -> None:
     require_compiled_search()
-    ev = KashgarEvaluator()
+    ev = HandWeightsValue()
     doc = engine_ext.Game(interpreted_engine, _midgame(interpreted_engine, 4, 30)).to_json()
     ranks = []
     for engine in (compiled_engine, interpreted_engine):
         compiled = bool(engine.COMPILED)
         st = engine.from_json(doc).state
         build = bots.load_build(compiled)
-        k = build.kashgar.KashgarEvaluator(ev.engine_weights(), ev.rollout_weights())
+        k = build.kashgar.KashgarSearchGame(ev.engine_weights(), ev.rollout_weights())
         k.start(st)
         out = build.search.int_array(64)
         n = k.greedy_rank(st, out, 64)

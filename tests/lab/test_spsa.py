@@ -115,16 +115,16 @@ def test_cli_rejects_an_unknown_parameter(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_the_tuned_evaluator_rolls_out_by_its_own_weights() -> None:
-    from bots.evaluate import FittedEvaluator, KashgarEvaluator, TunedEvaluator
+    from bots.evaluate import FittedValue, HandWeightsValue, TunedValue
 
-    tuned = TunedEvaluator()
+    tuned = TunedValue()
     doc = json.loads(Path("bots/data/eval_tuned.json").read_text())
     assert doc["tuned"]["pairs"] >= 1000  # the shipped file comes from a real run
     assert tuned.weights == parse_weights(doc)
-    assert tuned.rollout_weights() == tuned.engine_weights() != KashgarEvaluator().engine_weights()
-    same_file = FittedEvaluator(path="bots/data/eval_tuned.json")
+    assert tuned.rollout_weights() == tuned.engine_weights() != HandWeightsValue().engine_weights()
+    same_file = FittedValue(path="bots/data/eval_tuned.json")
     assert same_file.engine_weights() == tuned.engine_weights()
-    assert same_file.rollout_weights() == KashgarEvaluator().rollout_weights()
+    assert same_file.rollout_weights() == HandWeightsValue().rollout_weights()
 
 
 def test_a_macro_search_makes_its_in_turn_choices_by_the_tuned_weights(compiled_engine: Engine) -> None:
@@ -155,17 +155,17 @@ def test_card_parameters_expand_one_per_card_and_bad_ones_are_named() -> None:
 
 
 def test_an_injected_leaf_evaluator_is_the_one_the_search_uses(compiled_engine: Engine) -> None:
-    from bots.evaluate import PlayWeightsEvaluator
+    from bots.evaluate import PlayWeightsValue
     from lab.bots import make_bot
 
     st = random_walk(compiled_engine, 2, 11, 60).state
     spec = "ismcts:iterations=300,macro=1,rollout=turn,eps=0"
     by_file = make_bot(spec + ",evaluator=tuned").analyse(st, seed=5)
     injected = make_bot(spec)
-    injected.leaf_evaluator = PlayWeightsEvaluator(load_weights("bots/data/eval_tuned.json"))
+    injected.leaf_value = PlayWeightsValue(load_weights("bots/data/eval_tuned.json"))
     same = injected.analyse(st, seed=5)
     assert [(a.code, a.visits) for a in same.alternatives] == [(a.code, a.visits) for a in by_file.alternatives]
-    injected.leaf_evaluator = PlayWeightsEvaluator(dict(HAND_WEIGHTS))
+    injected.leaf_value = PlayWeightsValue(dict(HAND_WEIGHTS))
     other = injected.analyse(st, seed=5)
     assert [(a.code, a.visits) for a in other.alternatives] != [(a.code, a.visits) for a in by_file.alternatives]
 
@@ -177,8 +177,8 @@ def test_search_game_pairs_tell_a_sensible_weight_set_from_a_blind_one() -> None
     hand = theta_of(HAND_WEIGHTS, params)
     blind = {p: 0.0 for p in params}
     bot = pair_bot("ismcts:iterations=30,macro=1,rollout=turn", dict(HAND_WEIGHTS))
-    assert bot.leaf_evaluator.weights == dict(HAND_WEIGHTS)
-    assert bot.leaf_evaluator.rollout_weights() == bot.leaf_evaluator.engine_weights()
+    assert bot.leaf_value.weights == dict(HAND_WEIGHTS)
+    assert bot.leaf_value.rollout_weights() == bot.leaf_value.engine_weights()
     with PairPlayer(dict(HAND_WEIGHTS), {}, workers=1, bot="ismcts:iterations=30,macro=1,rollout=turn") as play:
         results = play([(hand, blind, s) for s in range(16)])
     assert sum(results) >= 10, results  # searching a blind evaluation is no match for the heuristic

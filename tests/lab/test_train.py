@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from bots import build_for
-from bots.ismcts_bot import ISMCTSConfig, make_evaluator, search_evaluator
+from bots.ismcts_bot import ISMCTSConfig, make_value, search_game
 from bots.learned import Model, features, load_model, model_feature_names
 from kashgar_cli.main import main as kashgar
 from lab.train import Positions, export_layers, td_targets, train
@@ -81,7 +81,7 @@ def test_compiled_evaluation_equals_sklearn(trained: tuple[Path, Path], compiled
     model = Model(doc)
     checked = 0
     for engine in (compiled_engine, interpreted_engine):
-        core = build_for(random_walk(engine, 2, 0, 0).state).kashgar.KashgarEvaluator()
+        core = build_for(random_walk(engine, 2, 0, 0).state).kashgar.KashgarSearchGame()
         core.set_model(model.sizes, model.flat)
         for seed in range(12):
             players = 2 + seed % 3
@@ -98,13 +98,13 @@ def test_the_search_values_leaves_by_the_model(trained: tuple[Path, Path], engin
     model_path, _ = trained
     st = random_walk(engine, 3, 4, 60).state
     cfg = ISMCTSConfig(evaluator="learned", weights=str(model_path), rollout="turn", macro=2)
-    ev = make_evaluator(cfg.evaluator, st, cfg.scale, cfg.weights)
-    core = search_evaluator(ev, st, cfg)
+    ev = make_value(cfg.evaluator, st, cfg.scale, cfg.weights)
+    core = search_game(ev, st, cfg)
     z = ev.values(st)
     ex = [math.exp(v - max(z)) for v in z]
     assert core.leaf_rewards(st) == pytest.approx([e / sum(ex) for e in ex], abs=1e-9)
     # blended: the logit plus `blend` times the linear value of the weights tuned by play
-    blended = search_evaluator(ev, st, cfg.with_(blend=0.5))
+    blended = search_game(ev, st, cfg.with_(blend=0.5))
     z = [v + 0.5 * core.heuristic(st, p) for p, v in enumerate(ev.values(st))]
     ex = [math.exp(v - max(z)) for v in z]
     assert blended.leaf_rewards(st) == pytest.approx([e / sum(ex) for e in ex], abs=1e-9)
