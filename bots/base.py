@@ -18,13 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from bots.state import CoreState, Position
+from bots.state import CoreState, GameOrState
 
 ProgressFn = Callable[[dict[str, Any]], None]
 StopFn = Callable[[], bool]
 
 
-def as_state(game_or_state: Position) -> CoreState:
+def as_state(game_or_state: GameOrState) -> CoreState:
     """The core state of a facade `Game`, or the argument itself when it already is one."""
     st = getattr(game_or_state, "state", None)
     if st is not None and hasattr(st, "gen_legal"):
@@ -32,7 +32,7 @@ def as_state(game_or_state: Position) -> CoreState:
     return cast(CoreState, game_or_state)
 
 
-def decision_point(game: Position) -> tuple[CoreState, int, list[int]]:
+def decision_point(game: GameOrState) -> tuple[CoreState, int, list[int]]:
     """The core state of `game`, the player who decides, and the legal decision codes.
     ValueError when the game is over (there is nothing to choose)."""
     st = as_state(game)
@@ -135,12 +135,12 @@ class Bot(abc.ABC):
     name: str = "bot"
 
     @abc.abstractmethod
-    def analyse(self, game: Position, *, iterations: int | None = None, time_ms: float | None = None,
+    def analyse(self, game: GameOrState, *, iterations: int | None = None, time_ms: float | None = None,
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         """Analyse the position of the player to move within the budget (iterations or wall time)."""
 
-    def choose(self, game: Position, seed: int = 0) -> int:
+    def choose(self, game: GameOrState, seed: int = 0) -> int:
         """The decision code to play (a legal code of `game`'s current state)."""
         return self.analyse(game, seed=seed).code
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-__all__ = ["CoreState", "HasState", "Position"]
+__all__ = ["CoreState", "HasState", "GameOrState"]
 
 
 class CoreState(Protocol):
@@ -60,4 +60,4 @@ class HasState(Protocol):
     def state(self) -> CoreState: ...
 
 
-Position = CoreState | HasState  # what `Bot.analyse` takes
+GameOrState = CoreState | HasState  # what `Bot.analyse` takes
