@@ -90,6 +90,44 @@ def test_worker_killed_mid_job(redis_stack: Any, state: dict[str, Any]) -> None:
         assert job["status"] == "failed" and job["error"], job
 
 
+def _short_record(moves: int, seed: int) -> dict[str, Any]:
+    """The record of a game's first `moves` decisions, chosen at random from the deal of `seed`."""
+    import random
+
+    from engine_ext import record as records
+
+    game = engine_ext.new_game(players=2, seed=seed)
+    rng = random.Random(seed)
+    played = []
+    for _ in range(moves):
+        text = str(rng.choice(game.legal()))
+        game.apply(text)
+        played.append(text)
+    return records.record_from_moves(played, players=2, seed=seed)
+
+
+def test_a_review_survives_its_worker_killed(redis_stack: Any) -> None:
+    """SIGKILL the only worker while it reviews a part of a game: that part is taken again by a
+    new worker and the review ends with every decision, nothing lost."""
+    redis_server, web, workers = redis_stack
+    status, accepted = http_json("POST", web.url + "/reviews",
+                                 {"record": _short_record(14, seed=61), "level": "master", "seed": 2})
+    assert status == 202, accepted
+    url = web.url + accepted["status_url"]
+    running = poll(url, lambda j: any(p["status"] == "started" for p in j["parts"]), timeout=60)
+    assert running["status"] == "started", running
+    workers[-1].kill()  # SIGKILL the worker and its work horse, mid-part
+    replacement = Worker(redis_server.url, env=ENV, log_dir=str(Path(workers[-1].proc.log_path).parent)).start()
+    workers.append(replacement)
+    job = poll(url, lambda j: j["status"] in TERMINAL, timeout=180)
+    assert job["status"] == "finished", job
+    assert job["progress"]["decisions_done"] == job["progress"]["decisions_total"] > 0, job["progress"]
+    retried = [p for p in job["parts"] if p["history"]]
+    assert retried and all(p["attempt"] == 2 for p in retried), job["parts"]
+    reviewed = [d["move"] for d in job["result"]["decisions"]]
+    assert len(reviewed) == job["progress"]["decisions_total"] and reviewed == sorted(set(reviewed))
+
+
 def test_cancel_running_job(redis_stack: Any, state: dict[str, Any]) -> None:
     _, web, _ = redis_stack
     status, accepted = http_json(
