@@ -18,7 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import engine_ext
 from bots.state import CoreState, GameOrState
+from engine_ext import carddata
+from engine_ext.decisions import Decision
+from engine_ext.game import Game
 
 ProgressFn = Callable[[dict[str, Any]], None]
 StopFn = Callable[[], bool]
@@ -43,9 +47,6 @@ def decision_point(game: GameOrState) -> tuple[CoreState, int, list[int]]:
 
 
 def _engine_decision(state: Any, code: int) -> Any:
-    from engine_ext import carddata  # imported late: the bots load before (and without) the engine
-    from engine_ext.decisions import Decision
-
     return Decision.from_code(code, state, carddata.default())
 
 
@@ -180,9 +181,6 @@ def position_key(st: CoreState) -> int:
     keys); 0 for other games."""
     if not hasattr(st, "export"):
         return 0
-    import engine_ext
-    from engine_ext.game import Game
-
     engine = engine_ext.get_engine(type(st).__module__.endswith("_c"))
     view = Game(engine, st).to_json(observer=int(st.current_player()))
     return zlib.crc32(json.dumps(view, sort_keys=True).encode())

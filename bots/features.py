@@ -20,6 +20,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from engine_ext import carddata
+
 WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_weights.json"        # fitted (`kashgar fit-eval`)
 TUNED_WEIGHTS_FILE = Path(__file__).parent / "data" / "eval_tuned.json"    # tuned by play (`kashgar tune-eval`)
 
@@ -54,8 +56,6 @@ def feature_names(kind_slugs: list[str]) -> list[str]:
 
 
 def engine_kind_slugs() -> list[str]:
-    from engine_ext import carddata  # late: the bots import without the engine (the toy game)
-
     return [k.slug for k in carddata.default().kinds]
 
 

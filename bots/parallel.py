@@ -16,6 +16,7 @@ from concurrent.futures import Future, ProcessPoolExecutor, wait
 from contextlib import ExitStack
 from typing import Any
 
+import engine_ext
 from bots.base import Analysis, ProgressFn, StopFn, Timer, as_state, decision_point, expected_line
 from bots.ismcts_bot import (
     ISMCTSBot,
@@ -45,8 +46,6 @@ def _count(iterations: int) -> None:
 
 def _rebuild(payload: Any, compiled: bool | None) -> Any:
     if isinstance(payload, dict):
-        import engine_ext
-
         return engine_ext.get_engine(compiled).from_json(payload).state
     return payload
 

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import engine_ext
 from bots.base import Alternative, Analysis, expected_line, final_choice
 from bots.levels import DEFAULT_LEVEL, get_level, load_levels
 from bots.merge import merge_root_stats
@@ -40,8 +41,6 @@ def analyse_state(doc: dict[str, Any], *, level: str | None = None, iterations: 
     `NoDecision` for a finished game or a view whose player to move chooses among cards it does
     not show (`/pending/drawn`), KeyError for an unknown level, ValueError for a bad budget.
     """
-    import engine_ext
-
     return search(Position.of(engine_ext.from_json(doc), level), Budget(iterations, time_ms, seed),
                   workers=workers, progress=progress, should_stop=should_stop)
 
