@@ -11,7 +11,13 @@ ones do; an async job counts from its acceptance until it finishes, fails, is ca
 A synchronous search costing more than SHARED_MAX_S has its process to itself: one such search runs
 at a time in a process (a search holds the GIL, letting go of it every few ms: two would each get
 half a core), the others wait for it. A cheaper one, and every request that does not search (health,
-metrics, a job's status), runs beside it at once."""
+metrics, a job's status), runs beside it at once.
+
+A synchronous search costing at most SHARED_MAX_S (the cheap levels: about a millisecond) is not
+counted in the store: counting it (a write to the shared store as it starts and another as it
+ends) took longer than the search itself. What such searches can hold is bounded without it: each
+costs at most SHARED_MAX_S, and a client has at most `KASHGAR_CLIENT_CONNECTIONS` connections per
+address in a process and its request rate (`KASHGAR_RATE_LIMIT`)."""
 
 from __future__ import annotations
 
@@ -74,6 +80,9 @@ def sync_search(manager: JobManager, client: Client, cost: float, web_workers: i
     """Count a synchronous search while it runs, or raise 429. Its store unreachable, the search
     runs uncounted (synchronous searches answer while Redis is down)."""
     settings = manager.settings
+    if cost <= SHARED_MAX_S:  # not counted (above); it runs beside the others
+        yield
+        return
     token = "sync-" + uuid.uuid4().hex
     ttl = settings.sync_timeout_ms / 1000.0 + 60.0
     try:

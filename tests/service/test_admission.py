@@ -35,3 +35,33 @@ def test_a_forwarded_address_counts_only_from_a_trusted_proxy(state: dict[str, A
         assert c.post("/suggest", json=job, headers={"X-Forwarded-For": "10.0.0.1"}).status_code == 202
         r = c.post("/suggest", json=job, headers={"X-Forwarded-For": "10.0.0.2"})
         assert r.status_code == second, (proxies, r.json)  # untrusted: the same peer, over its limit
+
+
+def test_a_cheap_sync_search_is_not_counted_a_costly_one_is(state: dict[str, Any]) -> None:
+    """A search of at most SHARED_MAX_S search-seconds (the cheap levels) answers without a write
+    to the shared store; a costlier one is admitted there and released at its end."""
+    from service.admission import SHARED_MAX_S
+    from service.api.common import manager
+
+    app = create_app({"log_level": "WARNING"})
+    calls: list[str] = []
+    with app.app_context():
+        store = manager().store
+        admit, release = store.admit, store.release
+
+        def counted_admit(*args: Any, **kw: Any) -> Any:
+            calls.append("admit")
+            return admit(*args, **kw)
+
+        def counted_release(token: str) -> None:
+            calls.append("release")
+            release(token)
+
+        store.admit, store.release = counted_admit, counted_release  # type: ignore[method-assign]
+    c = app.test_client()
+    cheap = {"state": state, "level": "novice", "mode": "sync"}
+    assert cost_seconds(search.SearchSpec(state=state, level="novice", iterations=16, time_ms=None, seed=0,
+                                          parallel=1), Settings()) <= SHARED_MAX_S
+    assert c.post("/suggest", json=cheap).status_code == 200 and calls == []
+    costly = {"state": state, "time_ms": int(SHARED_MAX_S * 1000) + 50, "mode": "sync"}
+    assert c.post("/suggest", json=costly).status_code == 200 and calls == ["admit", "release"]
