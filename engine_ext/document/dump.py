@@ -104,6 +104,8 @@ def _dump_deck(st: L.State, deck: int, data: CardData, observer: int | None) -> 
     or, in a view, how many and those whose places the observer knows (never a Standard card's)."""
     d = st.d
     n = d[L.DECK_N[deck]]
+    if observer is not None and deck == L.DECK_STANDARD:  # no seat knows a Standard card's place
+        return {"count": n, "known": []}
     cards = [d[L.deck_slot(d, deck, i)] for i in range(n)]
     contract = deck == L.DECK_CONTRACT
     known_off = L.O_CKNOWN if contract else L.O_KNOWN
@@ -118,8 +120,7 @@ def _dump_deck(st: L.State, deck: int, data: CardData, observer: int | None) -> 
         if any(masks):
             return {"cards": [name(x) for x in cards], "known_by": masks}
         return [name(x) for x in cards]
-    known = [[i, name(x)] for i, x in enumerate(cards)
-             if deck != L.DECK_STANDARD and (d[known_off + x] >> observer) & 1]
+    known = [[i, name(x)] for i, x in enumerate(cards) if (d[known_off + x] >> observer) & 1]
     return {"count": n, "known": known}
 
 
