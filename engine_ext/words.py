@@ -40,7 +40,7 @@ from engine_ext.carddata import CardData
 from engine_ext.core import TRADE_MULES, TRADE_SPICE
 from engine_ext.decisions import Decision
 
-__all__ = ["HIDDEN_CHOICE", "Words", "ask_text", "card_effect_text", "card_name", "contract_text",
+__all__ = ["HIDDEN_CHOICE", "YOU", "Words", "ask_text", "card_effect_text", "card_name", "contract_text",
            "decision_text", "event_text", "step_text", "steps_text", "words"]
 
 OPTION_SLOT = {"a": 0, "b": 1}
@@ -121,9 +121,18 @@ def _amount(n: Any, what: str) -> str:
     return f"{n} {what}"
 
 
+YOU = "you"  # a seat named so (the person at the web table) is spoken to: "your caravan", "you keep"
+
+
 def _whose(name: str) -> str:
-    """The possessive of a seat's name: "your" for "you", else "seat 2's"."""
-    return "your" if name == "you" else f"{name}'s"
+    """The possessive of a seat's name: "your" for YOU, else "seat 2's"."""
+    return "your" if name == YOU else f"{name}'s"
+
+
+def _does(name: str, verb: str) -> str:
+    """A seat's name and a verb that agrees with it: "you keep", "seat 2 keeps" (`verb` given in
+    the third person)."""
+    return f"{name} {verb[:-1]}" if name == YOU else f"{name} {verb}"
 
 
 def _caravan(index: Any) -> str:
@@ -296,7 +305,7 @@ class Words:
             change = after - before if isinstance(before, int) and isinstance(after, int) else 0
             return f"{who(event.get('player'))}: {change:+d} {event.get('resource')} (now {after})"
         if kind == "fulfil":
-            return f"{who(event.get('player'))} fulfils {self.contract(event.get('contract'))}"
+            return f"{_does(who(event.get('player')), 'fulfils')} {self.contract(event.get('contract'))}"
         if kind == "turn_end":
             if event.get("game_over"):
                 return "the game is over"
@@ -322,11 +331,11 @@ class Words:
                 origin = f"{_whose(who(src.get('player')))} {_caravan(src.get('caravan'))}"
                 return f"{card} moves from {origin} to {_whose(owner)} {car}{turned}"
             if src == "drawn":
-                return f"{owner} keeps {card} in {car}{turned}{sampled}"
+                return f"{_does(owner, 'keeps')} {card} in {car}{turned}{sampled}"
             if src == "discard":
-                return f"{owner} takes {card} from the discard pile into {car}{turned}{sampled}"
+                return f"{_does(owner, 'takes')} {card} from the discard pile into {car}{turned}{sampled}"
             if src == "spare":
-                return f"{owner} starts {car} with {card}{turned}"
+                return f"{_does(owner, 'starts')} {car} with {card}{turned}"
             return f"{card} goes from {DECK_WORDS.get(str(src), src)} to {_whose(owner)} {car}{turned}{sampled}"
         place = DECK_WORDS.get(str(dst), str(dst))
         if isinstance(src, dict):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine_ext
+from engine_ext.words import YOU
 
 from .. import admission, clients, engine, search
 from ..api.common import manager, settings
@@ -60,7 +61,7 @@ class Table:
         return len(self.levels)
 
     def names(self) -> list[str]:
-        return ["you" if lv is None else f"{lv} (seat {i + 1})" for i, lv in enumerate(self.levels)]
+        return [YOU if lv is None else f"{lv} (seat {i + 1})" for i, lv in enumerate(self.levels)]
 
 
 def load(table: Table) -> Any:

@@ -123,10 +123,14 @@ def test_a_decision_without_its_state_is_still_in_words() -> None:
 
 
 def test_a_card_going_to_a_seat_s_caravan_names_whose_in_english() -> None:
-    """The person is "you": a card goes to "your caravan 1", another seat's is "novice's"."""
+    """The person is "you": a card goes to "your caravan 1" and "you keep" it; another seat's is
+    "novice's", and "novice keeps"."""
     said = W.words(engine_ext.get_engine().data)
     to = {"player": 0, "caravan": 0}
     event = {"event": "card", "card": "nomade", "from": "standard", "to": to}
     assert "to your caravan 1" in said.event(event, ["you", "novice"])
     moved = {"event": "card", "card": "nomade", "from": {"player": 1, "caravan": 2}, "to": to}
     assert said.event(moved, ["you", "novice"]).endswith("from novice's caravan 3 to your caravan 1")
+    kept = {"event": "card", "card": "nomade", "from": "drawn", "to": to}
+    assert said.event(kept, ["you", "novice"]).startswith("you keep ")
+    assert said.event(kept, ["novice", "you"]).startswith("novice keeps ")
