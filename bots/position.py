@@ -7,7 +7,8 @@ nothing is loaded or checked twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from bots.base import position_key
@@ -22,7 +23,6 @@ class Position:
 
     game: Any
     level: Level
-    _key: list[int] = field(default_factory=list, repr=False, compare=False)
 
     @classmethod
     def of(cls, game: Any, level: str | None = None) -> Position:
@@ -33,17 +33,10 @@ class Position:
         return cls(game, get_level(level or DEFAULT_LEVEL))
 
     @property
-    def seat(self) -> int:
-        """The player to move."""
-        return int(self.game.current_player)
-
-    @property
     def players(self) -> int:
         return int(self.game.state.players)
 
-    @property
+    @cached_property
     def key(self) -> int:
         """`position_key` of the position (the final choice's draw), worked out once."""
-        if not self._key:
-            self._key.append(position_key(self.game.state))
-        return self._key[0]
+        return position_key(self.game.state)
