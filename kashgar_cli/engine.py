@@ -6,7 +6,8 @@ One JSON object a line on stdin: the body of `POST /games`, `/legal`, `/apply` o
 the caller's (a string or a number, sent back). One JSON object a line on stdout for each, in
 order: `id`, `op`, `status` (the HTTP status the API would answer) and the API's answer, or its
 error body (`error`, `message`, `pointer` into the request line, ...). A line that is not JSON or
-not a request is answered with an error, and the engine reads on; end of input (Ctrl-D) ends it
+not a request, a blank line included, is answered with an error (`id: null` when the line has no
+`id` it can send back), and the engine reads on; end of input (Ctrl-D) ends it
 with status 0. A line is at most `KASHGAR_MAX_BODY_BYTES` long (a longer one: 413).
 
 The answers are the API's, computed by the same functions; a search runs here whatever its
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 from collections.abc import Callable
 from typing import IO, Any
@@ -67,9 +69,9 @@ class Engine:
             if not isinstance(doc, dict):
                 raise APIError(422, "validation_error", "a request is a JSON object", "")
             ident, op = doc.get("id"), doc.get("op")
-            if ident is not None and (isinstance(ident, bool) or not isinstance(ident, (str, int, float))):
+            if ident is not None and not echoable(ident):
                 ident = None
-                raise APIError(422, "validation_error", "id must be a string or a number", "/id")
+                raise APIError(422, "validation_error", "id must be a string or a finite number", "/id")
             if op not in self._ops:
                 raise APIError(422, "unknown_op", f"op must be one of {', '.join(OPS)}, not {json.dumps(op)}",
                                "/op")
@@ -139,6 +141,37 @@ class Engine:
             raise APIError(422, "validation_error", f"unknown field {key!r}: this op takes none", pointer(key))
 
 
+def echoable(ident: Any) -> bool:
+    """Whether an `id` can be sent back as it came: a string or a finite number (`1e400` reads as
+    infinity, which JSON cannot write)."""
+    if isinstance(ident, float):
+        return math.isfinite(ident)
+    return isinstance(ident, (str, int)) and not isinstance(ident, bool)
+
+
+def answer_line(answer: dict[str, Any]) -> str:
+    """The line of an answer; an answer that cannot be written as JSON is answered 500 in its place
+    (with its id and op, which `Engine.answer` has checked)."""
+    try:
+        return json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n"
+    except (TypeError, ValueError) as exc:
+        from service.errors import APIError
+
+        logging.getLogger("kashgar.engine").exception("unwritable answer: %s", exc)
+        err = APIError(500, "internal_error", f"internal error: the answer cannot be written as JSON ({exc})", "")
+        ident, op = answer.get("id"), answer.get("op")
+        return json.dumps({"id": ident if echoable(ident) else None, "op": op if isinstance(op, str) else None,
+                           "status": 500, **err.body()}, separators=(",", ":")) + "\n"
+
+
+def blank_line() -> dict[str, Any]:
+    """The answer to a blank line: an error, so that every line gets one answer."""
+    from service.errors import APIError
+
+    err = APIError(400, "empty_body", "a blank line is not a request: send one JSON object a line", "")
+    return {"id": None, "op": None, "status": 400, **err.body()}
+
+
 def too_long(limit: int) -> dict[str, Any]:
     """The answer to a line longer than `limit` bytes (KASHGAR_MAX_BODY_BYTES, as a body over HTTP)."""
     from service.errors import APIError
@@ -148,8 +181,8 @@ def too_long(limit: int) -> dict[str, Any]:
 
 
 def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
-    """Answer every line of `stdin` on `stdout` until its end; blank lines are skipped, a line
-    over the body limit is answered 413 and read past."""
+    """Answer every line of `stdin` on `stdout` until its end, one answer a line: a blank line is
+    answered 400, a line over the body limit 413 and read past."""
     engine = Engine()
     limit = engine.settings.max_body_bytes
     while True:
@@ -161,10 +194,10 @@ def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
                 pass  # the rest of the long line
             answer = too_long(limit)
         elif not line.strip():
-            continue
+            answer = blank_line()
         else:
             answer = engine.answer(line)
-        stdout.write(json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n")
+        stdout.write(answer_line(answer))
         stdout.flush()
 
 

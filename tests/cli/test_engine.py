@@ -96,10 +96,37 @@ def test_end_of_input_ends_the_engine_with_status_0() -> None:
     e = EngineProcess()
     assert e.ask({"id": 1, "op": "cards"})["count"] > 0
     assert e.proc.stdin is not None
-    e.proc.stdin.write('\n{"id": 2, "op": "games", "seed": 1}\n')  # a blank line is skipped
+    e.proc.stdin.write('{"id": 2, "op": "games", "seed": 1}\n')
     code, out, err = e.close()
     assert code == 0 and [json.loads(line)["id"] for line in out.splitlines()] == [2]
     assert "Traceback" not in err
+
+
+def test_a_blank_line_is_answered_with_an_error_so_every_line_gets_one_answer(eng: EngineProcess) -> None:
+    for blank in ("", "   ", "\t"):
+        answer = eng.ask_line(blank)
+        assert answer["status"] == 400 and answer["error"] == "empty_body" and answer["id"] is None, answer
+    assert eng.ask({"id": "after", "op": "levels"})["id"] == "after"  # in step: the next answer is the next line's
+
+
+@pytest.mark.parametrize("ident", ["1e400", "-1e400", "[1]", "{}", "true"])
+def test_an_id_that_cannot_be_sent_back_is_answered_422_with_id_null(eng: EngineProcess, ident: str) -> None:
+    answer = eng.ask_line('{"id": ' + ident + ', "op": "games", "seed": 1}')
+    assert answer["status"] == 422 and answer["pointer"] == "/id" and answer["id"] is None, answer
+    assert eng.ask({"id": 1e300, "op": "levels"})["id"] == 1e300  # a finite number is sent back
+
+
+def test_the_engine_reads_every_line_to_the_end_whatever_the_lines() -> None:
+    """A run of hostile lines, then a real request: one answer a line, the last one the game, status 0."""
+    lines = ['{"id": 1e400, "op": "games"}', "", '{"id": 1e400, "op": "levels"}', "not json",
+             '{"id": 2, "op": "games", "players": 1e400}', '{"id": -1e999, "op": "cards", "x": 1}', "[]", "\u00ff",
+             '{"id": "last", "op": "games", "seed": 2}']
+    e = EngineProcess()
+    out, err = e.proc.communicate("\n".join(lines) + "\n", timeout=60)
+    answers = [json.loads(line) for line in out.splitlines()]
+    assert e.proc.returncode == 0 and len(answers) == len(lines), (out, err)
+    assert [a["status"] for a in answers[:-1]] == [422, 400, 422, 400, 422, 422, 422, 400] and "Traceback" not in err
+    assert answers[-1]["id"] == "last" and answers[-1]["status"] == 200
 
 
 def test_a_line_over_the_body_limit_is_answered_413_and_read_past() -> None:
