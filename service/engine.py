@@ -203,10 +203,15 @@ def game_summary(game: Any) -> dict[str, Any]:
     return out
 
 
+#: Seeds the service draws are below this: every integer up to it is exact as a JavaScript
+#: number (a double), so a record that passed through a browser still names its deal.
+DRAWN_SEEDS = 1 << 53
+
+
 def random_seed() -> int:
-    """An unguessable deal seed: a view does not show the deck order, but a small or default seed
-    can be found from the public deal, and with it every deck."""
-    return secrets.randbelow(engine_ext.SEEDS)
+    """An unguessable deal seed (a view does not show the deck order, but a small or default seed
+    can be found from the public deal, and with it every deck), exact in JavaScript: 53 bits."""
+    return secrets.randbelow(min(DRAWN_SEEDS, engine_ext.SEEDS))
 
 
 def new_game(players: int, seed: int, variant: Any) -> Any:
