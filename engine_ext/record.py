@@ -2,9 +2,9 @@
 
 A record (`"schema": "kashgar/record@1"`, the JSON Schema is `RECORD_SCHEMA`) holds the players, the
 variant, the seed of the deal (or the full initial state), each seat's level (null: a person), the
-sha256 of the card data it was played with, every decision with its seat, its words and what it
-did (the events, in full), and the result (VP, winner, whether the game is over). It holds the
-seed, so it shows every deck's order: hand it out once the game is over. A move may carry a
+card file it was played with (its file name and sha256: `card_file`), every decision with its
+seat, its words and what it did (the events, in full), and the result (VP, winner, whether the
+game is over). It holds the seed, so it shows every deck's order: hand it out once the game is over. A move may carry a
 `shuffle`: the seed of a fresh shuffle of what no seat knew (`Game.shuffle_unknown`) made just
 before it, as the web table makes one before each of the person's decisions; a replay makes it too.
 
@@ -34,6 +34,7 @@ from engine_ext.game import Engine, Game, IllegalDecision
 from engine_ext.words import words
 
 SCHEMA_ID = "kashgar/record@1"
+PACKAGED_NAME = "cards.toml"  # the file name of the package's card data (engine_ext/data/cards.toml)
 
 RECORD_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -52,7 +53,9 @@ RECORD_SCHEMA: dict[str, Any] = {
             "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
                            "name": {"type": "string"},
                            "level": {"type": ["string", "null"], "description": "a bot's level; null: a person"}}}},
-        "cards": {"type": "object", "properties": {"sha256": {"type": "string"}, "path": {"type": "string"}}},
+        "cards": {"type": "object", "description": "the card file played with: its file name and the sha256 of "
+                  "its text (never its path)",
+                  "properties": {"sha256": {"type": "string"}, "name": {"type": "string"}}},
         "moves": {"type": "array", "items": {
             "type": "object", "required": ["seat", "decision"],
             "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
@@ -96,6 +99,13 @@ def _engine(data: CardData | None) -> Engine:
     return Engine(get_engine().core, data) if data is not None else get_engine()
 
 
+def card_file(data: CardData) -> dict[str, str]:
+    """The card file `data` was read from, as a record, `/healthz` and `/cards` name it: its file
+    name (the package's: `cards.toml`) and the sha256 of its text, never its path (a path tells
+    the reader of a record, or anyone asking a server, where the machine keeps its files)."""
+    return {"name": Path(data.path).name if data.path else PACKAGED_NAME, "sha256": data.sha256}
+
+
 def start(record: Mapping[str, Any], data: CardData | None = None) -> Game:
     """The game a record starts from (its deal, or its initial state)."""
     engine = _engine(data)
@@ -125,7 +135,7 @@ class Recorder:
             "seed": seed,
             "initial_state": None if seed is not None else game.to_json(observer=None),
             "seats": [dict(s) for s in seats] if seats else [{"seat": p, "level": None} for p in range(game.players)],
-            "cards": {"sha256": data.sha256, "path": data.path},
+            "cards": card_file(data),
             "moves": [],
             "result": result(game),
         }

@@ -14,6 +14,7 @@ import engine_ext
 from bots import suggest as bots_suggest
 from bots.position import Position
 from engine_ext.game import NoDecision
+from engine_ext.record import card_file
 from engine_ext.words import Words, words
 
 from .errors import APIError, join_pointer
@@ -236,10 +237,9 @@ def cards() -> dict[str, list[dict[str, Any]]]:
 
 
 def cards_file() -> dict[str, str]:
-    """The card file this process plays with (`KASHGAR_CARDS`, else the package's): its path and
-    the sha256 of its text."""
-    data = engine_ext.get_engine().data
-    return {"path": data.path, "sha256": data.sha256}
+    """The card file this process plays with (`KASHGAR_CARDS`, else the package's): its file name
+    and the sha256 of its text (`engine_ext.record.card_file`: never its path)."""
+    return card_file(engine_ext.get_engine().data)
 
 
 @functools.lru_cache(maxsize=1)

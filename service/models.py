@@ -459,9 +459,10 @@ class LevelsResponse(Response):
 
 
 class CardFile(Response):
-    """The card file in use: the package's engine_ext/data/cards.toml, or the one KASHGAR_CARDS names."""
+    """The card file in use: the package's engine_ext/data/cards.toml, or the one KASHGAR_CARDS names,
+    by its file name and sha256 (never its path)."""
 
-    path: str
+    name: str = Field(description="The file's name, without its directory (the package's: `cards.toml`).")
     sha256: str = Field(description="The sha256 of the file's text (UTF-8), hex.")
 
 

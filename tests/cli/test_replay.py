@@ -32,6 +32,7 @@ def test_a_played_game_is_recorded_and_replays_to_its_end(tmp_path: Path, capsys
     assert rec["schema"] == R.SCHEMA_ID and rec["seed"] == 21 and rec["players"] == 2
     assert [s["level"] for s in rec["seats"]] == ["random", "novice"]
     assert rec["result"]["is_terminal"] and {m["seat"] for m in rec["moves"]} == {0, 1}
+    assert rec["cards"] == {"name": "cards.toml", "sha256": engine_ext.get_engine().data.sha256}  # not its path
     final = R.replay(rec)
     assert final.is_terminal and final.scores() == rec["result"]["vp"]
     assert main.main(["replay", str(path), "--all"]) == 0

@@ -12,7 +12,7 @@ import pytest
 
 import engine_ext
 from engine_ext import record as R
-from engine_ext.carddata import load_text
+from engine_ext.carddata import load_file, load_text
 
 
 def _moves(players: int, seed: int, n: int = 10_000) -> tuple[list[str], engine_ext.Game]:
@@ -84,6 +84,16 @@ def test_a_record_played_with_other_card_data_says_so() -> None:
     with pytest.raises(R.RecordError, match="the card data differs from the record's") as err:
         R.replay(rec, changed)
     assert err.value.move >= 1 and f"move {err.value.move} (seat " in err.value.message
+
+
+def test_a_record_names_its_card_file_by_name_and_sha256_never_by_path(tmp_path: Path) -> None:
+    text = resources.files("engine_ext").joinpath("data/cards.toml").read_text(encoding="utf-8")
+    path = tmp_path / "my-cards.toml"
+    path.write_text(text)
+    rec = R.record_from_moves(_moves(2, 4, n=3)[0], seed=4, variant="all", data=load_file(str(path)))
+    assert rec["cards"] == {"name": "my-cards.toml", "sha256": load_text(text).sha256}
+    assert str(tmp_path) not in json.dumps(rec)
+    assert R.record_from_moves([], seed=4)["cards"]["name"] == "cards.toml"  # the package's
 
 
 def test_what_is_not_a_record_is_refused_by_field(tmp_path: Path) -> None:
