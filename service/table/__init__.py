@@ -116,7 +116,8 @@ def game_record() -> Response:
            request=TableLoadRequest,
            responses={200: ("The table where the record ends, with its decisions in words.", TableResponse)})
 def load() -> Response:
-    """Replay a record: the table where it ends (over, or the person's to decide)."""
+    """Replay a record: the table where it ends (over, or the person's to decide), or where its
+    first `moves` moves leave it."""
     req = read_body(TableLoadRequest)
-    table, game = record.replay(req.record)
+    table, game = record.replay(req.record, moves=req.moves)
     return _answer(table, game, play.play_bots(table, game))

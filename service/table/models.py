@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import Field, WithJsonSchema
 
+from ..engine import DRAWN_SEEDS
 from ..models import RECORD_JSON_SCHEMA, DecisionJSON, Request, Response, State
 
 Token = Annotated[str, Field(min_length=1, max_length=200_000,
@@ -21,8 +22,10 @@ class TableNewRequest(Request):
     levels: Annotated[list[Level], Field(min_length=1, max_length=3,
                                          description="One level per bot (1 to 3 bots).")]
     variant: Annotated[Any, Field(description='null (the base game), "all" or {"additional": [slugs]}.')] = None
-    seed: Annotated[int | None, Field(ge=0, le=(1 << 63) - 1,
-                                      description="Seed of the deal; omitted: a random, unguessable one.")] = None
+    seed: Annotated[int | None, Field(ge=0, le=DRAWN_SEEDS - 1,
+                                      description="Seed of the deal, below 2**53 (exact as a JavaScript number: "
+                                      "the page reads it back from the record); omitted: a random, unguessable "
+                                      "one.")] = None
 
 
 class TableMoveRequest(Request):
@@ -42,6 +45,9 @@ class TableTokenRequest(Request):
 class TableLoadRequest(Request):
     record: Annotated[dict[str, Any], WithJsonSchema(RECORD_JSON_SCHEMA),
                       Field(description="A game record, as POST /table/record returns it.")]
+    moves: Annotated[int | None, Field(ge=0, description="Play back only the record's first `moves` moves: the "
+                                       "table before the next one (the record's result is not checked then). "
+                                       "Omitted: every move.")] = None
 
 
 class TableStep(Response):

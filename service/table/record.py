@@ -29,8 +29,9 @@ def _does_not_replay(exc: records.RecordError, ptr: str) -> APIError:
     return APIError(422, "record_does_not_replay" if exc.move else "invalid_record", exc.message, where)
 
 
-def replay(record: dict[str, Any], ptr: str = "/record") -> tuple[Table, Any]:
-    """The table a record ends in; 422 naming the move that does not replay, or the field."""
+def replay(record: dict[str, Any], ptr: str = "/record", moves: int | None = None) -> tuple[Table, Any]:
+    """The table a record ends in, or (`moves`) where its first `moves` moves leave it; 422 naming
+    the move that does not replay, or the field."""
     wrong = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(records.RECORD_SCHEMA).iter_errors(record))
     if wrong is not None:
         path = [str(p) for p in wrong.absolute_path]
@@ -39,6 +40,9 @@ def replay(record: dict[str, Any], ptr: str = "/record") -> tuple[Table, Any]:
         raise APIError(422, "invalid_record", f"not a game record: {wrong.message}",
                        join_pointer(ptr, "".join(f"/{p}" for p in path)))
     check_variant(record.get("variant"), ptr)
+    if moves is not None:  # a position on the way: the record's end, and so its result, not reached
+        record = {k: v for k, v in record.items() if k != "result"}
+        record["moves"] = list(record["moves"])[:moves]
     try:
         run = records.Replay(record)
     except records.RecordError as exc:
