@@ -13,6 +13,7 @@ from typing import Any
 
 from engine_ext.carddata import CardData
 from engine_ext.carddata import default as default_card_data
+from engine_ext.words import seat_words
 
 RESOURCE_CAPS = {"mules": 6}  # every other resource caps at 9
 OTHER_CAP = 9
@@ -128,11 +129,11 @@ def doc_problems(doc: dict[str, Any], vps: list[int] | None = None, data: CardDa
         for r, v in seat["resources"].items():
             cap = RESOURCE_CAPS.get(r, OTHER_CAP)
             if not 0 <= v <= cap:
-                out.append(f"seat {p} has {v} {r} (allowed 0 to {cap})")
+                out.append(f"{seat_words(p)} has {v} {r} (allowed 0 to {cap})")
         if vps is not None:
             worth = expected_vp(doc, p, data)
             if vps[p] != worth:
-                out.append(f"seat {p} has {vps[p]} VP, its cards and contracts are worth {worth}")
+                out.append(f"{seat_words(p)} has {vps[p]} VP, its cards and contracts are worth {worth}")
     if len(doc["display"]) > 4:
         out.append(f"{len(doc['display'])} contracts on display (at most 4)")
     return out

@@ -16,6 +16,7 @@ from engine_ext.document.deal import new_game_doc
 from engine_ext.document.dump import decks_left_out, dump_decision_context, dump_doc
 from engine_ext.document.load import load_doc
 from engine_ext.document.schema import StateError, is_strict_int
+from engine_ext.words import seat_words
 
 DecisionLike = Decision | str | dict[str, Any] | int
 
@@ -162,8 +163,9 @@ class Game:
         choosing among cards that view does not show: the view holds made-up cards in their place,
         so neither a decision nor a search on it would mean anything."""
         if self.hidden_from(self.observer):
-            raise NoDecision("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
-                             f"this view (seat {self.observer}) has not seen; send the full state, or the view "
+            raise NoDecision("/pending/drawn", f"{seat_words(self.turn_player)} is choosing among cards it drew "
+                             f"that this view ({seat_words(self.observer)}'s) has not seen; send the full state, or "
+                             "the view "
                              "of that seat", "hidden_choice")
 
     def check_decision_point(self) -> None:
@@ -191,7 +193,8 @@ class Game:
             raise IllegalDecision("the game is over")
         if not self.state.is_legal(code):
             shown = d if isinstance(d, str) else str(self.decision(code)) if isinstance(d, int) else str(d)
-            raise IllegalDecision(f"{shown} is not legal here; legal: {', '.join(map(str, self.legal()))}")
+            legal = ", ".join(f"`{x}`" for x in self.legal())
+            raise IllegalDecision(f"`{shown}` is not legal here; legal: {legal}")
         return code
 
     def outcome_made_up(self, d: DecisionLike) -> bool:
@@ -207,8 +210,9 @@ class Game:
                 return self._differs_between_worlds(d, self._remade, None)
             return False
         if self.hidden_from(self.observer):  # `d` would choose among cards this view made up
-            raise StateError("/pending/drawn", f"seat {self.turn_player} is choosing among cards it drew that "
-                             f"this view (seat {self.observer}) has not seen: its outcome is not this view's to "
+            raise StateError("/pending/drawn", f"{seat_words(self.turn_player)} is choosing among cards it drew "
+                             f"that this view ({seat_words(self.observer)}'s) has not seen: its outcome is not this "
+                             "view's to "
                              "judge")
         observer = self.observer
         return self._differs_between_worlds(d, lambda seed: self.state.determinize(observer, seed), observer)

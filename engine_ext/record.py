@@ -31,7 +31,7 @@ from engine_ext.carddata import CardData
 from engine_ext.decisions import Decision, DecisionError
 from engine_ext.document.schema import StateError
 from engine_ext.game import Engine, Game, IllegalDecision
-from engine_ext.words import words
+from engine_ext.words import seat_words, words
 
 SCHEMA_ID = "kashgar/record@1"
 PACKAGED_NAME = "cards.toml"  # the file name of the package's card data (engine_ext/data/cards.toml)
@@ -45,7 +45,7 @@ RECORD_SCHEMA: dict[str, Any] = {
         "schema": {"const": SCHEMA_ID},
         "players": {"type": "integer", "minimum": 2, "maximum": 4},
         "variant": {"description": 'as POST /games takes it: null, "base", "all", [slugs] or {"additional": [slugs]}'},
-        "seed": {"type": ["integer", "null"], "minimum": 0,
+        "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": 2**63 - 1,
                  "description": "the seed of the deal; null when initial_state gives the state"},
         "initial_state": {"type": ["object", "null"], "description": "the full state the game started from"},
         "seats": {"type": "array", "items": {
@@ -75,12 +75,20 @@ RECORD_SCHEMA: dict[str, Any] = {
 
 class RecordError(ValueError):
     """A record that cannot be read or does not replay; `move` is the 1-based number of the move
-    that does not (0: the record as a whole)."""
+    that does not (0: the record as a whole), `pointer` the JSON pointer of the field at fault
+    within the record, `replays` whether it is a record by the schema that does not replay
+    (`code`: `record_does_not_replay`) rather than no record at all (`invalid_record`)."""
 
-    def __init__(self, message: str, move: int = 0) -> None:
+    def __init__(self, message: str, move: int = 0, pointer: str | None = None, replays: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.move = move
+        self.pointer = pointer if pointer is not None else (f"/moves/{move - 1}" if move else "")
+        self.replays = replays
+
+    @property
+    def code(self) -> str:
+        return "record_does_not_replay" if self.replays else "invalid_record"
 
 
 @dataclass(frozen=True)
@@ -113,7 +121,10 @@ def start(record: Mapping[str, Any], data: CardData | None = None) -> Game:
         if record.get("initial_state") is not None:
             return engine.from_json(record["initial_state"])
         return engine.new_game(int(record["players"]), int(record["seed"]), record.get("variant"))
-    except (StateError, ValueError, TypeError, KeyError) as exc:
+    except StateError as exc:  # its pointer: into the initial state, or the deal's field (/seed, /variant)
+        where = "/initial_state" if record.get("initial_state") is not None else ""
+        raise RecordError(f"the record's start cannot be set up: {where}{exc}", pointer=where + exc.pointer) from None
+    except (ValueError, TypeError, KeyError) as exc:
         raise RecordError(f"the record's start cannot be set up: {exc}") from None
 
 
@@ -178,7 +189,7 @@ def record_from_moves(moves: Sequence[Decision | str], *, players: int = 2, seed
         try:
             rec.add(m, shuffle=shuffles[i - 1] if shuffles and i <= len(shuffles) else None)
         except (DecisionError, IllegalDecision) as exc:
-            raise RecordError(f"move {i} (seat {game.current_player}: {m}): {exc}", i) from None
+            raise RecordError(f"move {i} ({seat_words(game.current_player)}: `{m}`): {exc}", i) from None
     return rec.record
 
 
@@ -190,9 +201,9 @@ def check(record: Any) -> dict[str, Any]:
     if err is not None:
         where = "/" + "/".join(str(p) for p in err.absolute_path)
         move = int(err.absolute_path[1]) + 1 if len(err.absolute_path) > 1 and err.absolute_path[0] == "moves" else 0
-        raise RecordError(f"not a game record at {where}: {err.message}", move)
+        raise RecordError(f"not a game record at {where}: {err.message}", move, pointer=where.rstrip("/"))
     if record.get("seed") is None and record.get("initial_state") is None:
-        raise RecordError("a game record gives its seed or its initial_state")
+        raise RecordError("a game record gives its seed or its initial_state", pointer="/seed")
     return record
 
 
@@ -214,26 +225,31 @@ class Replay:
         game, why = self.game, self.why
         moves = self.record["moves"]
         for i, move in enumerate(moves, 1):
-            said = f"move {i} (seat {move['seat']}: {move['decision']})"
+            said = f"move {i} ({seat_words(move['seat'])}: `{move['decision']}`)"
             if game.is_terminal:
-                raise RecordError(f"{said}: the game was over before it{why}", i)
+                raise RecordError(f"{said}: the game was over before it{why}", i, replays=True)
             if game.current_player != move["seat"]:
-                raise RecordError(f"{said}: seat {game.current_player} is to move, not seat {move['seat']}{why}", i)
+                raise RecordError(f"{said}: {seat_words(game.current_player)} is to move, not "
+                                  f"{seat_words(move['seat'])}{why}", i, pointer=f"/moves/{i - 1}/seat",
+                                  replays=True)
             if move.get("shuffle") is not None:
                 game.shuffle_unknown(int(move["shuffle"]))
             before = game.to_json(observer=None)
             try:
                 events = game.apply(move["decision"])
             except (DecisionError, IllegalDecision) as exc:
-                raise RecordError(f"{said}: {exc}{why}", i) from None
+                raise RecordError(f"{said}: {exc}{why}", i, pointer=f"/moves/{i - 1}/decision",
+                                  replays=True) from None
             if "events" in move and [dict(e) for e in move["events"]] != events:
-                raise RecordError(f"{said}: it did not do what the record says (its events differ){why}", i)
+                raise RecordError(f"{said}: it did not do what the record says (its events differ){why}", i,
+                                  pointer=f"/moves/{i - 1}/events", replays=True)
             yield Step(i, move, before, game)
         wanted = self.record.get("result") or {}
         got = result(game)
         if any(k in wanted and wanted[k] != got[k] for k in ("vp", "winner")):
             raise RecordError(f"the replayed game ends with VP {got['vp']} and winner {got['winner']}, not as "
-                              f"recorded (VP {wanted.get('vp')}, winner {wanted.get('winner')}){why}", len(moves))
+                              f"recorded (VP {wanted.get('vp')}, winner {wanted.get('winner')}){why}", len(moves),
+                              pointer="/result", replays=True)
 
 
 def replay(record: Mapping[str, Any], data: CardData | None = None) -> Game:

@@ -5,13 +5,18 @@ Everything is read from the card data, so a corrected card file is described as 
 a card's effect steps are put in words from their rows of the step language (`engine_ext.steps`:
 each step's `says`), and a step that is not in the language is shown as written.
 
-Caravans are counted from 1 in words ("caravan 1" is the code form's `c0`); seats are named
-"seat N" as the API numbers them (from 0), or by the names a caller gives (`seats=["you",
-"bot 1"]`). Cards are named in English (`english` in the card data; `zigeuner` is "Traveller").
+Words for people count from 1, codes and JSON from 0 (docs/engine-api.md): "seat 1" is the JSON's
+seat 0 (`seat_words`), "caravan 1" is the code's `c0` (`caravan_words`; "caravan 3 (c2:a)" where the
+words show the code too), "move 1" is a record's first move. A seat may be named instead by the
+names a caller gives (`seats=["you", "seat 2"]`). Cards are named in English (`english` in the card
+data; `zigeuner` is "Traveller"), never by their slug, and no field of the card data is shown as
+written (the Bauer's `vp = "wheat"` reads "1 VP per wheat-field contract").
 
 The public functions (each takes the card data as an optional last argument: a `CardData`, or
 the JSON that `GET /cards` serves; None: the engine's own, `carddata.default()`):
 
+* `seat_words(index) -> str`: a seat ("seat 1" for the JSON's 0); `caravan_words(index, code=None)`:
+  a caravan ("caravan 1" for `c0`; with a code, "caravan 3 (c2:a)").
 * `card_name(slug) -> str`: a card's English name ("Nobles"; the slug when the data has none).
 * `card_effect_text(slug) -> str`: what a card is worth and does
   ("1 VP; action: pay 1 gold, draw 2 Special cards and keep one; parting: +2 gold").
@@ -20,7 +25,8 @@ the JSON that `GET /cards` serves; None: the engine's own, `carddata.default()`)
   in a state document (full or a view; the deciding seat is read from it), e.g.
   "Patriarch, caravan 1: draw 2 Standard cards and keep one", "fulfil contract #7 (...)".
 * `event_text(event, seats=None) -> str`: one event of `Game.apply` (`engine_ext.game.events`),
-  e.g. "seat 1: +2 pepper (now 5)".
+  e.g. "seat 1: +2 pepper (now 5)" (the event's player 0).
+* `turn_words(turn) -> str`: the turn being played ("turn 1" while the state's `turn` is 0).
 * `step_text(step)`, `steps_text(steps)`: effect steps of the card file.
 * `ask_text(kinds) -> str`: the question the engine asks, from the kinds of the legal decisions.
 * `HIDDEN_CHOICE`: what a seat is told of another's choice among cards only that one has seen.
@@ -40,8 +46,9 @@ from engine_ext.carddata import CardData
 from engine_ext.core import TRADE_MULES, TRADE_SPICE
 from engine_ext.decisions import Decision
 
-__all__ = ["HIDDEN_CHOICE", "YOU", "Words", "ask_text", "card_effect_text", "card_name", "contract_text",
-           "decision_text", "event_text", "step_text", "steps_text", "words"]
+__all__ = ["HIDDEN_CHOICE", "YOU", "Words", "ask_text", "card_effect_text", "card_name", "caravan_words",
+           "contract_text", "decision_text", "event_text", "no_seat", "seat_words", "step_text", "steps_text",
+           "turn_words", "vp_text", "words"]
 
 OPTION_SLOT = {"a": 0, "b": 1}
 DECK_WORDS = {"standard deck": "the Standard deck", "special deck": "the Special deck", "discard": "the discard pile",
@@ -81,6 +88,8 @@ class _StepWords(string.Formatter):
             return arg.says if arg.kind == steps.OPTION else arg.says.format(v)
         if arg.kind == steps.RESOURCE:
             return self._resource(it=format_spec == "it")
+        if arg.kind == steps.DECK:
+            return str(v).capitalize()  # "the Special deck", as the decks are named everywhere
         if arg.kind == steps.MASK:
             words = " or ".join("a spice" if w == "spice" else w for w in str(v).split("|"))
             return words.replace("a spice", "spices") if format_spec == "plural" else words
@@ -135,8 +144,38 @@ def _does(name: str, verb: str) -> str:
     return f"{name} {verb[:-1]}" if name == YOU else f"{name} {verb}"
 
 
-def _caravan(index: Any) -> str:
-    return f"caravan {int(index) + 1}" if isinstance(index, int) else "a caravan"
+def seat_words(index: Any) -> str:
+    """A seat for people: "seat 1" is the JSON's seat 0 (words count from 1); "a seat" for no index."""
+    return f"seat {index + 1}" if isinstance(index, int) and not isinstance(index, bool) else "a seat"
+
+
+def no_seat(index: Any, players: int) -> str:
+    """Why a seat's index (JSON, from 0) names no seat: "no seat of index 4 in a 2-player game (0 to 1)"."""
+    return f"no seat of index {index} in a {players}-player game (0 to {players - 1})"
+
+
+def caravan_words(index: Any, code: str | None = None) -> str:
+    """A caravan for people: "caravan 1" is the code's `c0` (words count from 1); with `code`, the
+    code too: "caravan 3 (c2:a)". "a caravan" for no index."""
+    if not isinstance(index, int) or isinstance(index, bool):
+        return "a caravan"
+    return f"caravan {index + 1}" + (f" ({code})" if code else "")
+
+
+def turn_words(turn: Any) -> str:
+    """The turn being played, for people: "turn 1" while the state's `turn` (the turns completed)
+    is 0."""
+    return f"turn {turn + 1}" if isinstance(turn, int) and not isinstance(turn, bool) else "a turn"
+
+
+def vp_text(vp: Any) -> str:
+    """A card's `vp` in words: "2 VP", "-1 VP", "1 VP per wheat-field contract" (the Bauer's
+    `"wheat"`); "" for none (0 or absent)."""
+    if vp == "wheat":
+        return "1 VP per wheat-field contract"
+    return f"{vp} VP" if isinstance(vp, int) and vp else ""
+
+
 
 
 class Words:
@@ -185,8 +224,8 @@ class Words:
         card = self.cards.get(slug)
         if card is None:
             return ""
-        vp = card.get("vp")
-        parts = ["1 VP per wheat-field contract" if vp == "wheat" else f"{vp} VP"] if vp else []
+        worth = vp_text(card.get("vp"))
+        parts = [worth] if worth else []
         actions = [self.action(slug, o) for o in ("a", "b")]
         actions = [a for a in actions if a]
         if len(actions) == 1:
@@ -238,8 +277,8 @@ class Words:
             car, option = a
             front = caravans[car][0] if car < len(caravans) and caravans[car] else None
             if front is None:  # a state that does not show the caravan: words that need none
-                return f"{_caravan(car).capitalize()}: {UNSEEN_FRONT.get(option, option)}"
-            who = f"{self.name(front)}, {_caravan(car)}"
+                return f"{caravan_words(car).capitalize()}: {UNSEEN_FRONT.get(option, option)}"
+            who = f"{self.name(front)}, {caravan_words(car)}"
             if option == "part":
                 return f"{who}, parting (it leaves the game): {self.action(str(front), 'part') or 'no effect'}"
             return f"{who}: {self.action(str(front), option) or 'no effect'}"
@@ -255,7 +294,7 @@ class Words:
         if k == "keep":
             where = "at the front of" if pending.get("to_front") else "at the back of"
             car = pending.get("caravan")
-            return f"keep {self.card(a[0])}" + (f" {where} {_caravan(car)}" if isinstance(car, int) else "")
+            return f"keep {self.card(a[0])}" + (f" {where} {caravan_words(car)}" if isinstance(car, int) else "")
         if k == "take":
             return f"take {self.card(a[0])} from the discard pile"
         if k == "fulfil":
@@ -270,7 +309,7 @@ class Words:
                 card = self.name(caravans[car][pos])
             except (IndexError, TypeError):
                 card = "the card"
-            return f"remove {card} ({_caravan(car)}, card {pos + 1}) from the game"
+            return f"remove {card} ({caravan_words(car)}, card {pos + 1}) from the game"
         if k == "pay":
             return f"pay {a[0]} gold to trade: for each, +{TRADE_SPICE} of a spice or +{TRADE_MULES} mule"
         if k == "route":
@@ -284,20 +323,27 @@ class Words:
         sources = [i for i, c in enumerate(caravans) if c]
         to = list(js.get("to", []))
         if len(to) != len(sources):
-            return "move the front cards: " + ", ".join(f"to {_caravan(t)}" for t in to)
+            return "move the front cards: " + ", ".join(f"to {caravan_words(t)}" for t in to)
         dest = dict(zip(sources, to, strict=True))
         order = js.get("order") or sorted(sources, key=lambda s: (dest[s], s))
-        moves = [f"{self.name(caravans[s][0])} from {_caravan(s)} to {_caravan(dest[s])}" for s in order]
+        moves = [f"{self.name(caravans[s][0])} from {caravan_words(s)} to {caravan_words(dest[s])}" for s in order]
         return "move the front cards: " + ", ".join(moves)
+
+    def code_shown(self, decision: Decision | str | Mapping[str, Any]) -> str:
+        """A decision's code as words may show it beside them ("c2:a", "fulfil 7"); "" for one that
+        names a card by its slug (`keep`, `take`: the words name it in English)."""
+        d = decision if isinstance(decision, Decision) else Decision.from_json(decision)
+        return "" if d.kind in ("keep", "take") else str(d)
 
     # ---- events -------------------------------------------------------------------------
     def event(self, event: Mapping[str, Any], seats: Sequence[str] | None = None) -> str:
-        """One event of `Game.apply` in words; `seats` names the seats (default "seat N")."""
+        """One event of `Game.apply` in words; `seats` names the seats (default `seat_words`: the
+        event's player 0 is "seat 1")."""
 
         def who(p: Any) -> str:
             if seats is not None and isinstance(p, int) and 0 <= p < len(seats):
                 return seats[p]
-            return f"seat {p}"
+            return seat_words(p)
 
         kind = event.get("event")
         if kind == "resource":
@@ -320,15 +366,15 @@ class Words:
         src, dst = event.get("from"), event.get("to")
         sampled = " (one possible draw: the deck order was made up)" if event.get("sampled") else ""
         if isinstance(src, dict) and src == dst:
-            return f"{who(src.get('player'))}: {card} in {_caravan(src.get('caravan'))} turned over" + (
+            return f"{who(src.get('player'))}: {card} in {caravan_words(src.get('caravan'))} turned over" + (
                 f", now {self.name(event['turned'])}" if event.get("turned") else "")
         turned = f", turned over to {self.name(event['turned'])}" if event.get("turned") else ""
         if isinstance(dst, dict):
-            owner, car = who(dst.get("player")), _caravan(dst.get("caravan"))
+            owner, car = who(dst.get("player")), caravan_words(dst.get("caravan"))
             if isinstance(src, dict):
                 if src.get("player") == dst.get("player"):
-                    return f"{owner}: {card} moves from {_caravan(src.get('caravan'))} to {car}{turned}"
-                origin = f"{_whose(who(src.get('player')))} {_caravan(src.get('caravan'))}"
+                    return f"{owner}: {card} moves from {caravan_words(src.get('caravan'))} to {car}{turned}"
+                origin = f"{_whose(who(src.get('player')))} {caravan_words(src.get('caravan'))}"
                 return f"{card} moves from {origin} to {_whose(owner)} {car}{turned}"
             if src == "drawn":
                 return f"{_does(owner, 'keeps')} {card} in {car}{turned}{sampled}"
@@ -339,9 +385,10 @@ class Words:
             return f"{card} goes from {DECK_WORDS.get(str(src), src)} to {_whose(owner)} {car}{turned}{sampled}"
         place = DECK_WORDS.get(str(dst), str(dst))
         if isinstance(src, dict):
+            owner, car = who(src.get("player")), caravan_words(src.get("caravan"))
             if dst == "removed":
-                return f"{who(src.get('player'))}: {card} leaves {_caravan(src.get('caravan'))} and the game{turned}"
-            return f"{who(src.get('player'))}: {card} goes from {_caravan(src.get('caravan'))} to {place}{turned}"
+                return f"{owner}: {card} leaves {car} and the game{turned}"
+            return f"{owner}: {card} goes from {car} to {place}{turned}"
         if dst == "drawn":
             return f"{card} is drawn from {DECK_WORDS.get(str(src), src)}{sampled}"
         if src == "drawn" and dst == "special deck":
@@ -393,7 +440,8 @@ def decision_text(decision: Decision | str | Mapping[str, Any], state: Mapping[s
 
 
 def event_text(event: Mapping[str, Any], seats: Sequence[str] | None = None, data: CardsData = None) -> str:
-    """One event of `Game.apply` in words; `seats` names the seats (default "seat N")."""
+    """One event of `Game.apply` in words; `seats` names the seats (default `seat_words`: "seat 1"
+    for the event's player 0)."""
     return words(data).event(event, seats)
 
 

@@ -9,6 +9,7 @@ from engine_ext import core as L
 from engine_ext.carddata import CardData
 from engine_ext.document.array import state_over
 from engine_ext.document.schema import StateError
+from engine_ext.words import card_name
 
 PERSON_DECKS = ("patriarch", "start", "standard", "special", "additional")
 STD_DECKS = ("standard", "additional")
@@ -44,10 +45,11 @@ class Builder:
         if kind.slug == "matriarch":
             kind, flip = self.data.patriarch, 1
         if kind.deck not in allowed:
-            raise StateError(pointer, f"a {kind.deck} card ({slug}) cannot be here")
+            raise StateError(pointer, f"the {card_name(slug, self.data)} (`{slug}`), a {kind.deck} card, "
+                                      "cannot be here")
         pool = self.pool.get(kind.index, [])
         if not pool:
-            raise StateError(pointer, f"more {kind.slug} cards than this game has")
+            raise StateError(pointer, f"more {card_name(kind.slug, self.data)} cards than this game has")
         if kind.deck in ("patriarch", "start"):
             self.dealt.append((kind.deck, pointer))
         return pool.pop(0), flip

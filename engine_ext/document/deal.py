@@ -9,6 +9,7 @@ from typing import Any
 from engine_ext.carddata import RESOURCES, CardData
 from engine_ext.checks import start_cards_dealt
 from engine_ext.document.schema import SCHEMA_ID, StateError, is_strict_int
+from engine_ext.words import card_name
 
 #: Seeds of a deal (and of the searches) are the integers 0 .. SEEDS - 1.
 SEEDS = 1 << 63
@@ -39,7 +40,7 @@ def variant_counts(variant: Any, data: CardData) -> dict[int, int]:
             raise StateError(f"{where}/{i}", f"{slug!r} is not a Cut-and-Thrust card")
         counts[kind.index] = counts.get(kind.index, 0) + 1
         if counts[kind.index] > kind.copies:
-            raise StateError(f"{where}/{i}", f"the game has only {kind.copies} {slug}")
+            raise StateError(f"{where}/{i}", f"the game has only {kind.copies} {card_name(slug, data)} cards")
     return counts
 
 

@@ -17,6 +17,7 @@ from engine_ext.document.builder import PERSON_DECKS, STD_DECKS, Builder
 from engine_ext.document.deal import variant_counts
 from engine_ext.document.load_pending import load_pending
 from engine_ext.document.schema import DECK_NAMES, StateError, is_strict_int, validate_schema
+from engine_ext.words import card_name, no_seat, seat_words
 
 
 def _int(doc: dict[str, Any], key: str, lo: int, hi: int, default: int | None = None) -> int:
@@ -37,7 +38,7 @@ def load_doc(doc: Any, data: CardData) -> tuple[list[int], int, int | None]:
     if observer is not None and not is_strict_int(observer):
         raise StateError("/observer", "must be null or a seat number (an integer)")
     if observer is not None and not 0 <= observer < n:
-        raise StateError("/observer", f"no player {observer} in a {n}-player game")
+        raise StateError("/observer", no_seat(observer, n))
     counts = variant_counts(doc.get("variant"), data)
     rng = doc.get("rng", 1) if observer is None else 1
     b = Builder(data, counts, int(rng))
@@ -131,9 +132,9 @@ def _check_game_over(doc: dict[str, Any], b: Builder) -> None:
         raise StateError("/pending", "a finished game has no step pending")
     d = b.d
     if d[L.S_TURN] == 0 or not L.ends_after(d, d[L.S_TURNPL]):
-        raise StateError("/game_over", f"the game ends at the turn limit or after the last player's turn (player "
-                                       f"{L.last_seat(d)}) once the end is triggered: not over at turn "
-                                       f"{d[L.S_TURN]}, player {d[L.S_TURNPL]}")
+        raise StateError("/game_over", f"the game ends at the turn limit or after the last player's turn "
+                                       f"({seat_words(L.last_seat(d))}'s) once the end is triggered: not over "
+                                       f"at `turn` {d[L.S_TURN]}, `turn_player` {d[L.S_TURNPL]}")
 
 
 def _check_deal(b: Builder, seats: list[Any], spare: bool, decks_given: bool) -> None:
@@ -152,8 +153,8 @@ def _check_deal(b: Builder, seats: list[Any], spare: bool, decks_given: bool) ->
     for p in range(n):
         mine = [ptr for ptr in starts if ptr.startswith(f"/seats/{p}/")]
         if len(mine) > start_cards_dealt(1):
-            raise StateError(mine[start_cards_dealt(1)], f"player {p} was dealt {start_cards_dealt(1)} Start cards, "
-                                                         "this is one more")
+            raise StateError(mine[start_cards_dealt(1)], f"{seat_words(p)} was dealt {start_cards_dealt(1)} Start "
+                                                         "cards, this is one more")
     if len(starts) > start_cards_dealt(n):
         raise StateError(starts[start_cards_dealt(n)], f"a {n}-player game deals {start_cards_dealt(n)} Start cards, "
                                                        "this is one more")
@@ -163,17 +164,18 @@ def _check_deal(b: Builder, seats: list[Any], spare: bool, decks_given: bool) ->
         return
     aristokratin = data.by_slug["aristokratin"].index
     dealt = not b.pool.get(aristokratin, [None])
+    aristocrat = card_name("aristokratin", data)
     if spare and not dealt:
-        raise StateError("/spare_patriarch", "the spare Patriarch is for the Aristokratin, and she was not dealt "
+        raise StateError("/spare_patriarch", f"the spare Patriarch is for the {aristocrat}, and she was not dealt "
                                              "(without her it goes back to the box)")
     want = patriarchs_in_game(n, dealt)
     have = len(pats) + spare
-    where = "with the Aristokratin's spare" if dealt else "without the Aristokratin"
+    where = f"with the {aristocrat}'s spare" if dealt else f"without the {aristocrat}"
     for p in range(n):
         mine = [ptr for ptr in pats if ptr.startswith(f"/seats/{p}/")]
         most = patriarchs_in_game(1, dealt and not spare)
         if len(mine) > most:
-            raise StateError(mine[most], f"player {p} holds at most {most} Patriarchs, this is one more")
+            raise StateError(mine[most], f"{seat_words(p)} holds at most {most} Patriarchs, this is one more")
     if have > want:
         raise StateError(pats[want - spare], f"a {n}-player game has {want} Patriarchs ({where}), this is one more")
     if have < want:

@@ -11,6 +11,7 @@ from engine_ext import program
 from engine_ext.document.array import drawn_hidden_from
 from engine_ext.document.builder import PERSON_DECKS, STD_DECKS, Builder
 from engine_ext.document.schema import DECK_NAMES, SLOT_NAMES, WAIT_CODES, WAIT_NAMES, StateError, is_strict_int
+from engine_ext.words import caravan_words, card_name, seat_words
 
 
 def _card_at(b: Builder, car: int, pos: int, slug: str, pointer: str) -> int:
@@ -21,7 +22,8 @@ def _card_at(b: Builder, car: int, pos: int, slug: str, pointer: str) -> int:
         raise StateError(pointer, "no card at that position of the caravan")
     actual = b.data.kinds[b.core._card_kind(card)].slug
     if actual != slug:
-        raise StateError(pointer, f"the card there is {actual}, not {slug}")
+        raise StateError(pointer, f"the card there is the {card_name(actual, b.data)}, not the "
+                                  f"{card_name(slug, b.data)}")
     return card
 
 
@@ -38,7 +40,7 @@ def load_pending(pend: dict[str, Any], doc: dict[str, Any], b: Builder, n: int) 
     d[L.S_PEND] = wait
     c = pend["caravan"]
     if not 0 <= c < d[L.O_NCAR + tp]:
-        raise StateError("/pending/caravan", f"player {tp} has no caravan {c}")
+        raise StateError("/pending/caravan", f"{seat_words(tp)} has no {caravan_words(c, f'c{c}')}")
     car = tp * 4 + c
     d[L.S_CAR] = car
     slot = SLOT_NAMES.index(pend["action"])
@@ -109,22 +111,23 @@ def _acting_card(pend: dict[str, Any], b: Builder, slug: str, car: int, here: pr
     if d[L.S_SLOT] == L.OPT_PART:
         if pos is not None or moved is not None:
             raise StateError("/pending/position" if pos is not None else "/pending/moved_to",
-                             f"a card parted with is out of play: {slug}'s position is null")
+                             f"a card parted with is out of play: the {card_name(slug, b.data)}'s position is null")
     elif moved is not None:
         if pos is not None:
             raise StateError("/pending/moved_to", "the card is at its position in its caravan or moved, not both")
         if not here.can_move():
-            raise StateError("/pending/moved_to", f"{slug}'s action has moved no card so far")
+            raise StateError("/pending/moved_to", f"the {card_name(slug, b.data)}'s action has moved no card so far")
         q = moved["seat"]
         if q != tp or not 0 <= moved["caravan"] < d[L.O_NCAR + q] or q * 4 + moved["caravan"] == car:
             raise StateError("/pending/moved_to", f"its own action moves a card only to another caravan of its "
-                                                  f"player (seat {tp}), not to seat {q} caravan {moved['caravan']}")
+                                                  f"player ({seat_words(tp)}), not to {seat_words(q)}'s "
+                                                  f"{caravan_words(moved['caravan'])}")
         return _card_at(b, q * 4 + moved["caravan"], moved["position"], slug, "/pending/moved_to")
     elif pos is not None:
         return _card_at(b, car, pos, slug, "/pending/position")
     elif not here.can_take_out():
-        raise StateError("/pending/position", f"{slug}'s caravan action cannot have taken it out of play: "
-                                              f"give its position in caravan {car - tp * 4}")
+        raise StateError("/pending/position", f"the {card_name(slug, b.data)}'s caravan action cannot have taken "
+                                              f"it out of play: give its position in {caravan_words(car - tp * 4)}")
     card, _ = b.card(slug, "/pending/card", PERSON_DECKS)
     d[L.O_LOC + card] = L.L_BOX
     return card
@@ -181,7 +184,7 @@ def _load_registers(pend: dict[str, Any], b: Builder, here: program.Stop, wait: 
     decides = (d[L.S_ROUTER] + n - 1) % n if wait == L.P_ROUTE else d[L.S_TURNPL]
     decider = pend.get("decider", decides)
     if decider != decides:
-        raise StateError("/pending/decider", f"player {decides} decides here, not {decider}")
+        raise StateError("/pending/decider", f"{seat_words(decides)} decides here, not {seat_words(decider)}")
     d[L.S_DECIDER] = decider
 
 
@@ -226,7 +229,7 @@ def _load_drawn(pend: dict[str, Any], b: Builder, here: program.Stop, wait: int,
     if isinstance(drawn, dict):
         d[L.S_LIMBO_N] = n_drawn
         if not drawn_hidden_from(b.core, observer):  # else the engine would make up cards a seat sees
-            who = "a full state" if observer is None else f"seat {observer}'s view"
+            who = "a full state" if observer is None else f"{seat_words(observer)}'s view"
             raise StateError("/pending/drawn", f"{who} shows the cards drawn for {what}: list them")
         return n_drawn
     assert isinstance(drawn, list)

@@ -6,6 +6,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
+from engine_ext.words import seat_words
+
 from .. import engine
 from ..errors import APIError, pointer
 from ..models import ApplyRequest, ApplyResponse, GameResponse, LegalRequest, LegalResponse, NewGameRequest
@@ -26,9 +28,9 @@ def _to_json(game: Any, observer: int | None, ptr: str) -> dict[str, Any]:
 def _own_view(game: Any, observer: int) -> int:
     """`observer`, whose view a response shows: any seat of a full state; a view's own seat only."""
     if game.observer is not None and observer != game.observer:
-        raise APIError(422, "invalid_observer", f"this state is seat {game.observer}'s view: it can become that seat's "
-                       f"view only (seat {observer} knows what it does not); send the full state for another seat's",
-                       "/observer")
+        raise APIError(422, "invalid_observer", f"this state is {seat_words(game.observer)}'s view: it can become "
+                       f"that seat's view only ({seat_words(observer)} knows what it does not); send the full state "
+                       "for another seat's", "/observer")
     return observer
 
 

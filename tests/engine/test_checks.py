@@ -47,10 +47,10 @@ def test_resources_out_of_bounds_and_wrong_vp_are_found(engine: Engine) -> None:
     bad["seats"][2]["resources"]["gold"] = -1
     wrong = list(vps)
     wrong[0] += 1
-    assert doc_problems(bad, wrong) == [
-        f"seat 0 has {vps[0] + 1} VP, its cards and contracts are worth {vps[0]}",
-        "seat 1 has 7 mules (allowed 0 to 6)",
-        "seat 2 has -1 gold (allowed 0 to 9)",
+    assert doc_problems(bad, wrong) == [  # in words: the JSON's seats 0, 1 and 2 are seats 1, 2 and 3
+        f"seat 1 has {vps[0] + 1} VP, its cards and contracts are worth {vps[0]}",
+        "seat 2 has 7 mules (allowed 0 to 6)",
+        "seat 3 has -1 gold (allowed 0 to 9)",
     ]
 
 

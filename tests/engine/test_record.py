@@ -61,12 +61,12 @@ def test_a_tampered_record_names_the_move_and_the_decision() -> None:
     bad["moves"][11]["decision"] = wrong
     with pytest.raises(R.RecordError) as err:
         R.replay(bad)
-    assert err.value.move == 12 and f"move 12 (seat {bad['moves'][11]['seat']}: {wrong})" in err.value.message
+    assert err.value.move == 12 and f"move 12 (seat {bad['moves'][11]['seat'] + 1}: `{wrong}`)" in err.value.message
     assert "not legal" in err.value.message
     # a seat that was not to move
     bad = json.loads(json.dumps(rec))
     bad["moves"][0]["seat"] = 1
-    with pytest.raises(R.RecordError, match=r"move 1 \(seat 1: .*seat 0 is to move"):
+    with pytest.raises(R.RecordError, match=r"move 1 \(seat 2: .*seat 1 is to move, not seat 2"):
         R.replay(bad)
     # the result edited
     bad = json.loads(json.dumps(rec))

@@ -58,9 +58,31 @@ def test_the_public_functions_name_cards_in_english() -> None:
     assert W.decision_text("c0:a", state) == "Patriarch, caravan 1: draw 2 Standard cards and keep one"
     assert W.decision_text({"kind": "select", "caravan": 0, "option": "b"}, state) == (
         "Patriarch, caravan 1: turn this card over")
-    assert W.event_text({"event": "turn_end", "next_player": 1, "game_over": False}) == "turn ends; seat 1 to play"
+    # words count seats from 1: the JSON's next_player 1 is "seat 2"
+    assert W.event_text({"event": "turn_end", "next_player": 1, "game_over": False}) == "turn ends; seat 2 to play"
     assert W.event_text({"event": "resource", "player": 0, "resource": "gold", "from": 3, "to": 5},
-                        seats=["you", "bot 1"]) == "you: +2 gold (now 5)"
+                        seats=["you", "seat 2"]) == "you: +2 gold (now 5)"
+
+
+def test_words_count_seats_caravans_and_turns_from_1() -> None:
+    """The convention (docs/engine-api.md): words count from 1, JSON and codes from 0."""
+    assert W.seat_words(0) == "seat 1" and W.seat_words(3) == "seat 4"
+    assert W.caravan_words(0) == "caravan 1" and W.caravan_words(2, "c2:a") == "caravan 3 (c2:a)"
+    assert W.turn_words(0) == "turn 1"
+    assert W.seat_words(None) == "a seat" and W.caravan_words(True) == "a caravan"
+    assert W.no_seat(4, 2) == "no seat of index 4 in a 2-player game (0 to 1)"
+    turned = {"event": "card", "card": "patriarch", "from": {"player": 1, "caravan": 1},
+              "to": {"player": 1, "caravan": 1}, "turned": "matriarch"}
+    assert W.event_text(turned) == "seat 2: Patriarch in caravan 2 turned over, now Matriarch"
+
+
+def test_the_farmer_s_vp_and_a_deck_read_in_words() -> None:
+    """No field of the card data is shown as written: the Bauer's `vp = "wheat"`, a deck's name."""
+    assert W.vp_text("wheat") == "1 VP per wheat-field contract" and W.vp_text(-1) == "-1 VP"
+    assert W.vp_text(0) == "" and W.vp_text(None) == ""
+    assert W.card_effect_text("bauer").startswith("1 VP per wheat-field contract; ")
+    assert step_text("shuffle special") == "shuffle the Special deck"
+    assert W.words().code_shown("keep bauer") == "" and W.words().code_shown("c2:a") == "c2:a"
 
 
 def test_the_words_follow_the_card_data_given() -> None:
