@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
         "'?' asks your bot level for a hint, 'q' quits.",
     )
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
-    p.add_argument("--seat", type=int, default=0, help="your seat (0 = first)")
+    p.add_argument("--seat", type=int, default=0, help="your seat's index, as the API numbers seats (0: seat 1)")
     p.add_argument("--level", default="casual", help="level of the bots (see GET /levels)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the game and of the bots (default: a random one, printed when the game ends)")
@@ -155,8 +155,11 @@ def unseen_choice(state: dict[str, Any], seat: int) -> bool:
 
 
 def seat_names(players: int, me: int) -> list[str]:
-    """How `kashgar play` names the seats: "you" and "bot N" (N: the seat's number)."""
-    return ["you" if i == me else f"bot {i}" for i in range(players)]
+    """How `kashgar play` names the seats: "you", and the bots by their seats' words ("seat 2" is
+    the API's seat 1, `engine_ext.words.seat_words`)."""
+    from engine_ext.words import YOU, seat_words
+
+    return [YOU if i == me else seat_words(i) for i in range(players)]
 
 
 def scores(vp: list[int], names: list[str]) -> str:
@@ -165,10 +168,12 @@ def scores(vp: list[int], names: list[str]) -> str:
 
 
 def render(state: dict[str, Any], me: int, out: TextIO, words: Words, vp: list[int] | None = None) -> None:
+    from engine_ext.words import caravan_words, seat_words, turn_words
+
     names = seat_names(len(state.get("seats", [])), me)
     tp = state.get("turn_player")
-    who = names[tp] if isinstance(tp, int) and 0 <= tp < len(names) else f"seat {tp}"
-    out.write(f"\n=== turn {state.get('turn')}  ({who} to play) ===\n")
+    who = names[tp] if isinstance(tp, int) and 0 <= tp < len(names) else seat_words(tp)
+    out.write(f"\n=== {turn_words(state.get('turn'))}  ({who} to play) ===\n")
     if vp:
         out.write(f"{scores(vp, names)}\n")
     out.write("contracts on display:\n")
@@ -177,17 +182,21 @@ def render(state: dict[str, Any], me: int, out: TextIO, words: Words, vp: list[i
     for i, seat in enumerate(state.get("seats", [])):
         res = seat.get("resources", {})
         line = " ".join(f"{r[:3]}={res.get(r, 0)}" for r in RESOURCES)
-        out.write(f"  [{names[i]:>5}] {line}  contracts={seat.get('contracts')}\n")
+        out.write(f"  [{names[i]:>6}] {line}  contracts={seat.get('contracts')}\n")
         for c, caravan in enumerate(seat.get("caravans", [])):
-            out.write(f"          caravan {c + 1} (c{c}): {' < '.join(words.name(slug) for slug in caravan)}\n")
+            cards = " < ".join(words.name(slug) for slug in caravan)
+            out.write(f"          {caravan_words(c, f'c{c}')}: {cards}\n")
 
 
 def choose(legal: list[dict[str, Any]], ask: Callable[[str], str], out: TextIO, hint: Callable[[], str],
-           describe: Callable[[dict[str, Any]], str] = lambda d: "") -> str | None:
+           describe: Callable[[dict[str, Any]], str] = lambda d: "",
+           code: Callable[[dict[str, Any]], str] = lambda d: str(d.get("text", ""))) -> str | None:
+    """The legal decisions listed (a number, the code where it names no card, the words), then the
+    person's answer: a decision's text, or None to quit."""
     texts = [d["text"] for d in legal]
     for i, d in enumerate(legal):
         what = describe(d.get("decision") or {})
-        out.write(f"  {i:>2}. {d['text']:<14} {what}".rstrip() + "\n")
+        out.write(f"  {i:>2}. {code(d):<14} {what}".rstrip() + "\n")
     while True:
         raw = ask("your decision> ").strip()
         if raw in ("q", "quit", "exit"):
@@ -206,7 +215,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
          err: TextIO | None = None) -> int:
     """Play the game on `out`; a bad option is one line on `err` (default `out`) and status 2."""
     import engine_ext
-    from engine_ext.words import HIDDEN_CHOICE, Words
+    from engine_ext.words import HIDDEN_CHOICE, Words, turn_words
 
     def refuse(problem: str) -> int:
         (err or out).write(error_line("play", problem) + "\n")
@@ -245,22 +254,28 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
                 return 0
             if state.get("turn") != shown_turn:  # every seat's VP once a turn
                 shown_turn = state.get("turn", -1)
-                out.write(f"-- turn {shown_turn}: {seats[state.get('turn_player', 0)]} to play; {scores(vp, seats)}\n")
+                out.write(f"-- {turn_words(shown_turn)}: {seats[state.get('turn_player', 0)]} to play; "
+                          f"{scores(vp, seats)}\n")
             player = info["current_player"]
             if player == args.seat and not args.auto:
                 render(state, args.seat, out, words, vp)
 
                 def hint(st: dict[str, Any] = state, p: int = player, k: int = decisions) -> str:
                     a = table.suggest(st, p, args.level, (seed + k) % engine_ext.SEEDS)
-                    what = words.decision(a.get("decision") or a["decision_text"], st)
+                    decision = a.get("decision") or a["decision_text"]
+                    what = words.decision(decision, st)
+                    shown = words.code_shown(decision)
                     chance = a.get("win_prob")
                     odds = f", win chance {chance:.0%}" if isinstance(chance, (int, float)) else ""
-                    return f"{a['decision_text']}{' (' + what + ')' if what else ''}{odds}"
+                    return f"{what}{' (' + shown + ')' if shown else ''}{odds}"
 
                 def describe(d: dict[str, Any], st: dict[str, Any] = state) -> str:
                     return words.decision(d, st)
 
-                text = choose(info["legal"], ask, out, hint, describe)
+                def code(d: dict[str, Any]) -> str:
+                    return words.code_shown(d.get("decision") or d["text"])
+
+                text = choose(info["legal"], ask, out, hint, describe, code)
                 if text is None:
                     out.write(f"bye {again}\n")
                     return 0

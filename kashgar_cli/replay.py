@@ -23,10 +23,13 @@ def register(subparsers: Any) -> None:
 
 
 def seat_label(record: dict[str, Any], seat: int, level: bool = True) -> str:
-    """A seat as the record names it: its name, and (with `level`) a bot's level."""
+    """A seat as the record names it: its name (else its words, "seat 1" for the JSON's 0), and
+    (with `level`) a bot's level."""
+    from engine_ext.words import seat_words
+
     seats = {s.get("seat"): s for s in record.get("seats") or []}
     info = seats.get(seat, {})
-    name = str(info.get("name") or f"seat {seat}")
+    name = str(info.get("name") or seat_words(seat))
     return f"{name} ({info['level']})" if level and info.get("level") else name
 
 
@@ -44,7 +47,8 @@ def replay(path: str, step_all: bool, ask: Callable[[str], str], out: TextIO) ->
         out.write(f"{rec['players']} players ({', '.join(names)}), {start}, {len(rec['moves'])} moves\n")
         for step in run:
             what = said.decision(step.move["decision"], step.before)
-            out.write(f"{step.number:>4}. {names[step.move['seat']]}: {what}  [{step.move['decision']}]\n")
+            code = said.code_shown(step.move["decision"])  # not a code that names a card by its slug
+            out.write(f"{step.number:>4}. {names[step.move['seat']]}: {what}{f'  [{code}]' if code else ''}\n")
             for event in step.move.get("events") or []:
                 out.write(f"        · {said.event(event, short)}\n")
             if not step_all and step.number < len(rec["moves"]):

@@ -24,6 +24,7 @@ def test_the_terminal_game_shows_contracts_and_what_each_decision_does() -> None
     for number in state["display"]:
         assert W.contract_text(number) in text
     assert "c0:a" in text and "Patriarch, caravan 1: draw 2 Standard cards and keep one" in text
+    assert "caravan 1 (c0): Patriarch < " in text and re.search(r"=== turn [1-9]\d*  \(you to play\) ===", text)
     assert "{'event'" not in text
 
 
@@ -39,13 +40,30 @@ def test_play_shows_every_seat_s_vp_each_turn_and_the_bots_moves_in_words() -> N
     assert play.play(_args(auto=True, max_decisions=25), play.LocalTable(), input, out) == 0
     text = out.getvalue()
     turns = [line for line in text.splitlines() if line.startswith("-- turn ")]
-    assert len(turns) >= 5 and all(re.search(r"VP: you \d+, bot 1 \d+, bot 2 \d+$", t) for t in turns)
-    bot_lines = [line for line in text.splitlines() if line.startswith(("bot 1 (novice): ", "bot 2 (novice): "))]
+    # the bots are named by their seats, counted from 1 (the JSON's seats 1 and 2), and turns too
+    assert turns[0].startswith("-- turn 1: ")
+    assert len(turns) >= 5 and all(re.search(r"VP: you \d+, seat 2 \d+, seat 3 \d+$", t) for t in turns)
+    bot_lines = [line for line in text.splitlines() if line.startswith(("seat 2 (novice): ", "seat 3 (novice): "))]
     assert bot_lines
     for line in bot_lines:
         said = line.split("): ", 1)[1]
         assert not re.search(r"\bc[0-9]:|^keep [a-z]+$|^fulfil \d+$", said), line
     assert "(the deal's seed was 8: play it again with --seed 8)" in text
+
+
+def test_a_decision_that_names_a_card_is_listed_in_english_only() -> None:
+    """A keep's code names the card by its slug ("keep bauer"): the list shows its number and its
+    words only; the code of any other decision stands beside its words."""
+    legal = [{"text": "keep bauer", "decision": {"kind": "keep", "card": "bauer"}},
+             {"text": "c0:a", "decision": {"kind": "select", "caravan": 0, "option": "a"}}]
+    out = io.StringIO()
+    said = W.words()
+    text = play.choose(legal, lambda prompt: "0", out, lambda: "", lambda d: said.decision(d, {}),
+                       lambda d: said.code_shown(d["decision"]))
+    assert text == "keep bauer"  # what is played is the code
+    listed = out.getvalue().splitlines()
+    assert listed[0].startswith("   0.  ") and "bauer" not in listed[0] and "keep Farmer (" in listed[0]
+    assert listed[1].startswith("   1. c0:a ")
 
 
 def test_quitting_says_the_seed() -> None:

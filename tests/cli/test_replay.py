@@ -37,9 +37,11 @@ def test_a_played_game_is_recorded_and_replays_to_its_end(tmp_path: Path, capsys
     assert final.is_terminal and final.scores() == rec["result"]["vp"]
     assert main.main(["replay", str(path), "--all"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith(f"2 players (you (random), bot 1 (novice)), seed 21, {len(rec['moves'])} moves")
-    assert "   1. bot 1 (novice): Patriarch, caravan " in text and "game over; winner: " in text
+    # `kashgar play` named the seats "you" and "seat 2" (the JSON's seat 1)
+    assert text.startswith(f"2 players (you (random), seat 2 (novice)), seed 21, {len(rec['moves'])} moves")
+    assert "   1. seat 2 (novice): Patriarch, caravan " in text and "game over; winner: " in text
     assert "Patriarch" in text and "c0:" not in text.split("[")[0]
+    assert "[keep " not in text and "[take " not in text  # a code naming a card by its slug is not shown
 
 
 def test_replay_waits_for_enter_and_stops_on_q(tmp_path: Path) -> None:
