@@ -26,6 +26,7 @@ import engine_ext
 from bots.ismcts_bot import ISMCTSConfig
 from bots.levels import Level, dump_levels
 from kashgar_cli.main import main
+from tests.cli_helpers import sigint_as_at_a_terminal
 
 PROVENANCE = {"command", "date", "cores", "python"}
 
@@ -309,7 +310,8 @@ def ctrl_c(argv: list[str], ready: bytes, tty: bool = False) -> tuple[int, str, 
     else:
         reader, writer = os.pipe()
     proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", *argv], stdout=subprocess.PIPE,
-                            stderr=writer, start_new_session=True)
+                            stderr=writer, start_new_session=True,
+                            preexec_fn=sigint_as_at_a_terminal)
     os.close(writer)
     assert proc.stdout is not None
 
@@ -364,7 +366,8 @@ def test_ctrl_c_in_any_command_is_one_line_and_status_130(tmp_path: Path) -> Non
     state = tmp_path / "state.json"
     state.write_text(json.dumps(engine_ext.new_game(players=2, seed=1).to_json()))
     proc = subprocess.Popen([sys.executable, "-m", "kashgar_cli.main", "suggest", str(state), "--time-ms", "60000"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=sigint_as_at_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while _cpu_seconds(proc.pid) < 2.0 and time.monotonic() < deadline:  # loaded, and searching
@@ -447,7 +450,8 @@ def test_ctrl_c_however_early_stops_within_a_second_or_so(delay: float, tmp_path
              f"sys.argv = ['kashgar', 'suggest', {str(state)!r}, '--time-ms', '60000']; "
              "runpy.run_module('kashgar_cli.main', run_name='__main__')")
     proc = subprocess.Popen([sys.executable, "-c", start], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, pass_fds=(started_w,))
+                            start_new_session=True, pass_fds=(started_w,),
+                            preexec_fn=sigint_as_at_a_terminal)
     os.close(started_w)
     try:
         assert os.read(started_r, 1) == b".", proc.communicate(timeout=30)
