@@ -20,6 +20,7 @@ from typing import Any
 from bots import review as judging
 from engine_ext import record as records
 from engine_ext.words import decision_text as words_of
+from engine_ext.words import no_seat
 
 from . import engine, search
 from .errors import APIError, join_pointer
@@ -59,8 +60,9 @@ class ReviewSpec:
 
 
 def _refused(exc: records.RecordError, ptr: str) -> APIError:
-    where = f"{ptr}/moves/{exc.move - 1}" if exc.move else ptr
-    return APIError(422, "record_does_not_replay" if exc.move else "invalid_record", exc.message, where)
+    """422 pointing at the record's field at fault (`invalid_record`: not a record by the schema, or
+    a start that cannot be set up; `record_does_not_replay`: a move or the result)."""
+    return APIError(422, exc.code, exc.message, join_pointer(ptr, exc.pointer))
 
 
 def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str = "/record") -> ReviewSpec:
@@ -84,7 +86,7 @@ def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str =
     wanted = list(range(players)) if seats is None else sorted(set(seats))
     for i, s in enumerate(wanted):
         if not 0 <= s < players:
-            raise APIError(422, "unknown_seat", f"seat {s} is not in a game of {players} players", f"/seats/{i}")
+            raise APIError(422, "unknown_seat", no_seat(s, players), f"/seats/{i}")
     reviewed: list[int] = []
     try:
         for step in replay:
@@ -163,10 +165,20 @@ def progress_summary(report: dict[str, Any]) -> dict[str, Any]:
             "iterations": sum(int(d.get("iterations", 0)) for d in report.get("decisions", []))}
 
 
+def salvage(part: dict[str, Any]) -> dict[str, Any] | None:
+    """What a part that did not finish (failed for good, or cancelled) leaves to the review: the
+    decisions it reported before it stopped (its last heartbeat's progress), or None."""
+    done = (part.get("progress") or {}).get("decisions") or []
+    return progress_summary({"decisions": done}) if done else None
+
+
 def combine(spec_dict: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The review: every decision reviewed, in the record's order, and each seat summed up."""
+    """The review: every decision reviewed, in the record's order (each move once), each seat
+    summed up, and the moves asked for but not reviewed (`missing`: a part that failed for good,
+    a cancel)."""
     spec = ReviewSpec.from_dict(spec_dict)
-    decisions = sorted((d for r in results for d in r.get("decisions", [])), key=lambda d: int(d["move"]))
+    by_move = {int(d["move"]): d for r in results for d in r.get("decisions", [])}
+    decisions = [by_move[m] for m in sorted(by_move)]
     return {
         "kind": KIND,
         "level": spec.level,
@@ -174,6 +186,7 @@ def combine(spec_dict: dict[str, Any], results: list[dict[str, Any]]) -> dict[st
         "decisions": decisions,
         "reviewed": len(decisions),
         "total": len(spec.moves),
+        "missing": [m for m in spec.moves if m not in by_move],
         "thresholds": {"inaccuracy": judging.INACCURACY, "mistake": judging.MISTAKE, "blunder": judging.BLUNDER},
         "iterations": sum(int(d.get("iterations", 0)) for d in decisions),
     }

@@ -5,6 +5,10 @@ the store, retries and admission are the same for every kind.
 - `search`: a long `/suggest`, its root-parallel parts merged (`service.search`);
 - `review`: a game review, its decisions split into parts (`service.review`).
 
+A job cancelled, or with a part failed for good, keeps the merge of what its parts did: the
+finished parts' results, and what a kind salvages of a part that did not finish (`salvage`: a
+review's decisions reviewed before it stopped; a search's reports hold no tree to merge).
+
 A job record's spec names its kind (`spec["kind"]`; a spec without one is a search)."""
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ class JobKind:
     summary: Callable[[dict[str, Any]], dict[str, Any]]  # what a running part keeps of its reports
     combine: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
     progress: Callable[[dict[str, Any]], dict[str, Any]]  # the progress of a job record
+    #: what `combine` can take of a part of the record that did not finish (None: nothing)
+    salvage: Callable[[dict[str, Any]], dict[str, Any] | None]
 
 
 def _search_part(spec: dict[str, Any], index: int, progress: Progress, should_stop: Stop) -> dict[str, Any]:
@@ -43,8 +49,13 @@ def _search_progress(rec: dict[str, Any]) -> dict[str, Any]:
     return progress(rec)
 
 
-SEARCH = JobKind("search", _search_part, search.progress_summary, _search_combine, _search_progress)
-REVIEW = JobKind(review.KIND, review.run_part, review.progress_summary, review.combine, review.progress)
+def _nothing(part: dict[str, Any]) -> dict[str, Any] | None:
+    return None
+
+
+SEARCH = JobKind("search", _search_part, search.progress_summary, _search_combine, _search_progress, _nothing)
+REVIEW = JobKind(review.KIND, review.run_part, review.progress_summary, review.combine, review.progress,
+                 review.salvage)
 KINDS = {k.name: k for k in (SEARCH, REVIEW)}
 
 

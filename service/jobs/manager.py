@@ -104,48 +104,66 @@ class JobManager:
 
     # ------------------------------------------------------------------------ dead workers
 
-    def _dead_reason(self, job_id: str, part: dict[str, Any], now: float) -> str | None:
+    def _dead_reason(self, job_id: str, part: dict[str, Any], now: float,
+                     back: float | None) -> tuple[str, bool] | None:
+        """Why the part is to run again, and whether that uses an attempt (its worker died), or
+        None. `back`: when the store came back after an outage (`JobQueue.reachable_since`): a
+        silence that reaches past it is timed from then, not from the last beat (every process,
+        the part's worker too, had lost the store: no sign of a dead worker)."""
         alive = self.queue.owner_alive(part.get("owner"))
         if part["status"] == JobStatus.QUEUED.value:
             if alive is False:
-                return f"process {part['owner']} that held the queued part is gone"
-            waited = now - (part.get("queued_at") or now)
+                return f"process {part['owner']} that held the queued part is gone", True
+            waited = now - max(part.get("queued_at") or now, back or 0.0)
             lost = waited > self.settings.heartbeat_timeout and self.queue.entry_lost(
                 job_id, part["index"], part["attempt"], int(part.get("handbacks", 0)))
-            if lost:
-                return f"the queue lost the part after {waited:.1f} s (Redis restarted, or its worker died taking it)"
+            if lost:  # it never ran: queued again with its attempt
+                return (f"the queue lost the part after {waited:.1f} s (Redis restarted, or its worker died "
+                        "taking it)"), False
             return None
         if part["status"] != JobStatus.STARTED.value:
             return None
         if alive is False:
-            return f"worker {part.get('worker')} is gone"
+            return f"worker {part.get('worker')} is gone", True
         beat = part.get("heartbeat_at") or part.get("started_at") or now
+        if back is not None and back > beat:
+            if now - back > self.settings.heartbeat_timeout:
+                return (f"worker {part.get('worker')} lost: no heartbeat for {now - back:.1f} s since the job store "
+                        f"came back ({now - beat:.1f} s since its last)"), True
+            return None
         if now - beat > self.settings.heartbeat_timeout:
-            return f"worker {part.get('worker')} lost: no heartbeat for {now - beat:.1f} s"
+            return f"worker {part.get('worker')} lost: no heartbeat for {now - beat:.1f} s", True
         return None
 
     def reap(self, rec: Record) -> Record | None:
-        """Retry (or fail, after `max_attempts`) the parts whose worker died."""
+        """Retry (or fail, after `max_attempts`) the parts whose worker died; queue again, with
+        their attempts, the parts the queue lost before they ran."""
         now = self.store.now()
+        back = self.queue.reachable_since(float(rec.get("created_at") or 0.0))
         suspects = [
-            (p["index"], p["attempt"], why)
+            (p["index"], p["attempt"], *why)
             for p in rec["parts"]
-            if (why := self._dead_reason(rec["id"], p, now)) is not None
+            if (why := self._dead_reason(rec["id"], p, now, back)) is not None
         ]
         if not suspects:
             return rec
-        requeue: list[tuple[int, int]] = []
 
-        def go(r: Record) -> list[tuple[int, int]]:
-            again: list[tuple[int, int]] = []
-            for index, attempt, why in suspects:
+        def go(r: Record) -> list[tuple[int, int, int, bool]]:
+            again: list[tuple[int, int, int, bool]] = []  # (index, attempt, handbacks, an attempt used)
+            for index, attempt, why, used in suspects:
                 p = r["parts"][index]
                 if p["attempt"] != attempt or p["status"] not in (JobStatus.QUEUED.value, JobStatus.STARTED.value):
                     continue  # someone else reaped it, or it moved on
-                p["history"].append({"attempt": attempt, "worker": p.get("worker"), "error": why, "at": now})
+                handbacks = int(p.get("handbacks", 0))
                 if r.get("cancel_requested"):
+                    p["history"].append({"attempt": attempt, "worker": p.get("worker"), "error": why, "at": now})
                     p.update(status=JobStatus.CANCELLED.value, finished_at=now, error=why)
+                elif not used:
+                    p.update(status=JobStatus.QUEUED.value, handbacks=handbacks + 1, queued_at=now,
+                             owner=self.queue.owner(), worker=None, started_at=None, heartbeat_at=None)
+                    again.append((index, attempt, handbacks + 1, False))
                 elif attempt < self.settings.max_attempts:
+                    p["history"].append({"attempt": attempt, "worker": p.get("worker"), "error": why, "at": now})
                     p.update(
                         status=JobStatus.QUEUED.value,
                         attempt=attempt + 1,
@@ -156,8 +174,9 @@ class JobManager:
                         queued_at=now,
                         progress={},
                     )
-                    again.append((index, attempt + 1))
+                    again.append((index, attempt + 1, handbacks, True))
                 else:
+                    p["history"].append({"attempt": attempt, "worker": p.get("worker"), "error": why, "at": now})
                     p.update(
                         status=JobStatus.FAILED.value,
                         finished_at=now,
@@ -171,11 +190,13 @@ class JobManager:
         requeue, rec = out
         if requeue:  # what lost these parts may have lost a client's turn too
             self.queue.repair()
-        for index, attempt in requeue:
-            log.warning("part retried", extra={"job_id": rec["id"], "part": index, "attempt": attempt})
-            self.store.incr_stat("parts_retried")
+        for index, attempt, handbacks, used in requeue:
+            log.warning("part retried" if used else "part lost by the queue, queued again",
+                        extra={"job_id": rec["id"], "part": index, "attempt": attempt})
+            if used:
+                self.store.incr_stat("parts_retried")
             self.queue.enqueue(rec["id"], index, attempt, self._timeout(rec["spec"]), rec.get("client", ""),
-                               int(rec["parts"][index].get("handbacks", 0)), cost=part_cost(rec))
+                               handbacks, cost=part_cost(rec), front=True)
         return rec
 
     def start_reaper(self) -> None:

@@ -67,10 +67,18 @@ def new_part(index: int, now: float, owner: str | None) -> dict[str, Any]:
 
 
 def job_status(rec: Record) -> JobStatus:
+    """A job with a part failed for good is `failed` once its other parts are done and what they
+    left is merged (`merged_at`: `runner.maybe_merge`), so that a failed job is read with all it
+    keeps; until then it is `started` (a cancelled one: `failed` at once)."""
     parts = rec["parts"]
     states = [p["status"] for p in parts]
-    if rec.get("error") or any(s == JobStatus.FAILED.value for s in states):
+    if rec.get("error"):
         return JobStatus.FAILED
+    if any(s == JobStatus.FAILED.value for s in states):
+        merged = rec.get("result") is not None or rec.get("merged_at") is not None
+        if rec.get("cancel_requested") or (merged and all_parts_done(rec)):
+            return JobStatus.FAILED
+        return JobStatus.STARTED
     if rec.get("cancel_requested"):
         return JobStatus.CANCELLED
     if all(s == JobStatus.FINISHED.value for s in states):

@@ -28,9 +28,11 @@ class JobQueue(ABC):
 
     @abstractmethod
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
-                handbacks: int = 0, cost: float | None = None) -> None:
+                handbacks: int = 0, cost: float | None = None, front: bool = False) -> None:
         """Queue part `index` (attempt `attempt`, handed back `handbacks` times) of `client`'s job;
-        the parts of different clients take turns. `cost`: the part's search-seconds (None: long)."""
+        the parts of different clients take turns. `cost`: the part's search-seconds (None: long);
+        `front`: a part that ran before (retried, handed back): on Redis, first of its client's
+        parts and at the front of the RQ queue (the embedded queue keeps its order)."""
 
     def remove(self, job_id: str, parts: list[tuple[int, int, int]], client: str = "") -> None:
         """Take the parts `(index, attempt, handbacks)` of a cancelled job out of the queue at once."""
@@ -60,6 +62,17 @@ class JobQueue(ABC):
 
     def repair(self) -> None:
         """Put right what a process that died mid-way left (the reaper calls it)."""
+        return None
+
+    def reachable_since(self, created_at: float) -> float | None:
+        """When the store the workers beat to last came back after being unreachable, on the
+        store's clock, as a job created at `created_at` may have lived through it (a Redis
+        restart since then, or an outage a process noted on reconnecting); None when none is
+        known. A heartbeat gap that reaches past it is no sign of a dead worker."""
+        return None
+
+    def note_reachable(self) -> None:
+        """Say that this process reaches the store again, now, after losing it."""
         return None
 
 
@@ -151,7 +164,7 @@ class EmbeddedQueue(JobQueue):
         return requeue
 
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
-                handbacks: int = 0, cost: float | None = None) -> None:
+                handbacks: int = 0, cost: float | None = None, front: bool = False) -> None:
         self.store.queue_put(job_id, index, attempt, handbacks, client, cost)
         self.start()
         self._wake.set()
@@ -208,9 +221,16 @@ class RQQueue(JobQueue):
     client's first part by at most the part running (docs/decisions.md). A part of at most
     EXPRESS_MAX_S search-seconds goes to the express queue (`<queue>-express`), which every worker
     takes from first and express workers (`kashgar worker --express`) take from alone, so a short
-    job waits for no long part."""
+    job waits for no long part. A part queued `front` (one that ran before: retried or handed
+    back) goes first in its client's list and to the front of the RQ queue (`<prefix>:fair:front`
+    names it until it is fed), so it waits for no part queued after its first attempt.
+
+    `<prefix>:reachable-since` holds when a process last reached Redis again after losing it
+    (`note_reachable`); with Redis's own start, it is `reachable_since`."""
 
     backend = "redis"
+    #: How long `reachable_since` keeps Redis's answer (one reaper round asks it once).
+    REACHABLE_CACHE_S = 1.0
 
     def __init__(self, connection: Any, settings: Settings) -> None:
         from rq import Queue
@@ -223,7 +243,11 @@ class RQQueue(JobQueue):
         p = f"{settings.key_prefix}:fair"
         self.parts_key, self.fed_key, self.fed_at_key, self.clients_key, self.pending_prefix = (
             f"{p}:parts", f"{p}:fed", f"{p}:fed-at", f"{p}:clients", f"{p}:pending:")
+        self.front_key = f"{p}:front"
+        self.reachable_key = f"{settings.key_prefix}:reachable-since"
         self._feed = connection.register_script(_FEED_LUA)
+        self._note = connection.register_script(_NOTE_LUA)
+        self._reachable = (-1e18, 0.0, 0.0)  # when asked (monotonic), Redis's start, the latest noted
 
     @staticmethod
     def rq_job_id(job_id: str, index: int, attempt: int, handbacks: int = 0) -> str:
@@ -242,14 +266,18 @@ class RQQueue(JobQueue):
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
 
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
-                handbacks: int = 0, cost: float | None = None) -> None:
+                handbacks: int = 0, cost: float | None = None, front: bool = False) -> None:
         entry = self.entry(job_id, index, attempt, handbacks)
 
         def go() -> None:
             with self.connection.pipeline() as pipe:
                 size = UNKNOWN_PART_COST if cost is None else cost
                 pipe.hset(self.parts_key, entry, f"{timeout_s or self.settings.job_ttl}|{size!r}|{client}")
-                pipe.rpush(self.pending_prefix + client, entry)
+                if front:
+                    pipe.sadd(self.front_key, entry)
+                    pipe.lpush(self.pending_prefix + client, entry)
+                else:
+                    pipe.rpush(self.pending_prefix + client, entry)
                 pipe.sadd(self.clients_key, client)
                 pipe.execute()
 
@@ -260,17 +288,17 @@ class RQQueue(JobQueue):
         """Move `client`'s next part into the RQ queue unless one of its parts waits there."""
         while True:
             got = self._redis(lambda: self._feed(
-                keys=[self.parts_key, self.fed_key, self.clients_key, self.fed_at_key],
+                keys=[self.parts_key, self.fed_key, self.clients_key, self.fed_at_key, self.front_key],
                 args=[client, self.pending_prefix + client, repr(time.time())]))
             if not got:
                 return
-            entry, detail = (x.decode() if isinstance(x, bytes) else str(x) for x in got)
+            entry, detail, first = (x.decode() if isinstance(x, bytes) else str(x) for x in got)
             if not detail:  # cancelled while it waited: the next one
                 continue
             job_id, index, attempt, handbacks = entry.split("|")
             timeout, cost = _detail(detail)
-            self._enqueue_rq(job_id, int(index), int(attempt), int(handbacks), timeout, client, front,
-                             cost <= EXPRESS_MAX_S)
+            self._enqueue_rq(job_id, int(index), int(attempt), int(handbacks), timeout, client,
+                             front or first == "1", cost <= EXPRESS_MAX_S)
             self._redis(lambda e=entry: self.connection.hdel(self.parts_key, e))
             return
 
@@ -324,6 +352,7 @@ class RQQueue(JobQueue):
             with self.connection.pipeline() as pipe:
                 for entry in entries:
                     pipe.hdel(self.parts_key, entry)
+                    pipe.srem(self.front_key, entry)
                     pipe.lrem(self.pending_prefix + client, 0, entry)
                 for rq_id in rq_ids:
                     for queue in self.queues:
@@ -382,6 +411,35 @@ class RQQueue(JobQueue):
             self.connection.ping()
         except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
             raise StoreUnavailable(f"Redis unreachable: {exc}") from exc
+
+    def reachable_since(self, created_at: float) -> float | None:
+        """The latest of Redis's own start, when the job is older (a restart: every process lost
+        Redis until then; a job created since cannot have lived through it), and the latest
+        reconnect a process noted, on Redis's clock; Redis is asked at most once a second."""
+        at = time.monotonic()
+        if at - self._reachable[0] >= self.REACHABLE_CACHE_S:
+
+            def ask() -> tuple[float, float]:
+                with self.connection.pipeline(transaction=False) as pipe:
+                    pipe.time()
+                    pipe.info("server")
+                    pipe.get(self.reachable_key)
+                    (sec, usec), info, noted = pipe.execute()
+                return float(sec) + float(usec) / 1e6 - float(info.get("uptime_in_seconds", 0)), float(noted or 0)
+
+            self._reachable = (at, *self._redis(ask))
+        _, started, noted = self._reachable
+        # Redis's uptime is in whole seconds: it started within the second before `started`
+        since = max(started if started - 1.0 > created_at else 0.0, noted)
+        return since or None
+
+    def note_reachable(self) -> None:
+        def note() -> None:
+            sec, usec = self.connection.time()
+            self._note(keys=[self.reachable_key], args=[repr(float(sec) + float(usec) / 1e6), 86400])
+
+        self._redis(note)
+        self._reachable = (-1e18, 0.0, 0.0)
 
     def workers(self) -> int | None:
         from rq import Worker
@@ -478,7 +536,8 @@ def redis_watch_error() -> type[Exception]:
 
 # Feeds a client's next part to RQ: nothing while one of its parts waits there (`fed`), else its
 # list's first entry, named in `fed` (and when, in `fed_at`), returned with its details (gone if
-# the part was cancelled). The entry stays in `parts` until RQ holds it: never in neither.
+# the part was cancelled) and "1" when it was queued to go first (`front`, which forgets it). The
+# entry stays in `parts` until RQ holds it: never in neither.
 _FEED_LUA = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return false end
 local entry = redis.call('LPOP', ARGV[2])
@@ -486,11 +545,20 @@ if not entry then
   redis.call('SREM', KEYS[3], ARGV[1])
   return false
 end
+local first = tostring(redis.call('SREM', KEYS[5], entry))
 local detail = redis.call('HGET', KEYS[1], entry)
-if not detail then return {entry, ''} end
+if not detail then return {entry, '', first} end
 redis.call('HSET', KEYS[2], ARGV[1], entry)
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[3])
-return {entry, detail}
+return {entry, detail, first}
+"""
+
+# Notes when a process reached Redis again (ARGV[1], on Redis's clock), keeping the latest one;
+# forgotten after ARGV[2] seconds.
+_NOTE_LUA = """
+local held = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > held then redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2]) end
+return 1
 """
 
 

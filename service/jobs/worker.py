@@ -2,7 +2,13 @@
 queue that runs the parts of long searches, a reaper thread that finds the parts of workers that
 died (retry, or fail visibly after the last attempt) and registers this worker again when Redis
 has forgotten it (a restart without persistence), and a wait for Redis, at start or after losing
-it, instead of exiting. A plain `rq worker` runs the parts too, but without the reaper."""
+it, instead of exiting. A plain `rq worker` runs the parts too, but without the reaper.
+
+Redis going away while a part runs costs the part nothing: the worker (`KashgarWorker`) goes on
+waiting for its work horse through the lost connection, RQ's heartbeats resuming when Redis is
+back, and the horse's search goes on, its own heartbeats and result waiting for Redis
+(`runner.execute_part`); RQ's worker quit its loop there, and the part's silence was taken for a
+dead worker, an attempt used, the search thrown away."""
 
 from __future__ import annotations
 
@@ -15,23 +21,86 @@ import time
 from typing import Any
 
 import redis
+import rq
 
 from ..config import Settings
+from .store import StoreUnavailable
 
 log = logging.getLogger("kashgar.worker")
+
+#: What a lost Redis connection raises.
+REDIS_DOWN = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
+
+
+class SurvivesLostRedis:
+    """What an RQ worker does on Redis that is unreachable, between taking parts: its heartbeat,
+    its suspension check and its maintenance are tried again on the next round instead of ending
+    its loop (RQ's own wait for a job already waits for Redis)."""
+
+    name: str
+    log: Any
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        if pipeline is not None:
+            super().heartbeat(timeout, pipeline)  # type: ignore[misc]
+            return
+        try:
+            super().heartbeat(timeout)  # type: ignore[misc]
+        except REDIS_DOWN as exc:
+            log.warning("worker %s: heartbeat failed (%s); the next one may get through", self.name, exc)
+
+    def check_for_suspension(self, burst: bool) -> None:
+        try:
+            super().check_for_suspension(burst)  # type: ignore[misc]
+        except REDIS_DOWN as exc:
+            log.warning("worker %s: Redis unreachable (%s); waiting for a part", self.name, exc)
+
+    def run_maintenance_tasks(self) -> None:
+        try:
+            super().run_maintenance_tasks()  # type: ignore[misc]
+        except REDIS_DOWN as exc:
+            log.warning("worker %s: maintenance skipped, Redis unreachable (%s)", self.name, exc)
+
+
+class KashgarWorker(SurvivesLostRedis, rq.Worker):
+    """RQ's forking worker that keeps waiting for its work horse while Redis is unreachable: the
+    horse's part goes on (RQ's worker let a heartbeat's ConnectionError end its loop, the horse
+    left unwatched), and the worker's own heartbeats resume when Redis is back."""
+
+    def maintain_heartbeats(self, job: Any, execution: Any) -> None:
+        try:
+            super().maintain_heartbeats(job, execution)
+        except REDIS_DOWN as exc:
+            log.warning("worker %s: Redis unreachable while part %s runs (%s); the part goes on",
+                        self.name, job.id, exc)
+
+    def monitor_work_horse(self, job: Any, queue: Any, execution: Any) -> None:
+        try:
+            super().monitor_work_horse(job, queue, execution)
+        except REDIS_DOWN as exc:  # the horse has ended; what RQ records of it waits for Redis
+            log.warning("worker %s: could not record the end of %s in RQ (%s)", self.name, job.id, exc)
+
+
+class KashgarSimpleWorker(SurvivesLostRedis, rq.SimpleWorker):
+    """RQ's worker that runs parts in its own process, on lost Redis as `KashgarWorker`."""
 
 
 def _reaper(stop: threading.Event, interval: float, settings: Settings, running: list[Any]) -> None:
     from . import build_manager
 
     manager = build_manager(settings)
+    lost = False  # the last round could not reach Redis
     while not stop.wait(interval):
         try:
+            if lost:  # said before reaping: the silence of every part since is no death
+                manager.queue.note_reachable()
+                lost = False
             manager.reap_all()
             if running and register_again(running[0]):
                 log.warning("Redis had forgotten worker %s (restarted without persistence?); registered it again",
                             running[0].name)
         except Exception as exc:  # noqa: BLE001 - Redis may be down for a while
+            lost = lost or isinstance(exc, StoreUnavailable | redis.exceptions.RedisError)
             log.warning("reaper: %s", exc)
 
 
@@ -72,9 +141,7 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
     `reconnect_timeout` (1). `name`: the worker's name (default host.pid); `simple`: run jobs in
     this process (rq SimpleWorker, no fork per job); `burst`: exit when the queues are empty;
     `worker_class`: another RQ worker class (tests)."""
-    from rq import SimpleWorker, Worker
-
-    from .queue import express_name, redis_connection
+    from .queue import RQQueue, express_name, redis_connection
 
     queues = [express_name(settings)] + ([] if express else [settings.queue_name])
 
@@ -86,7 +153,7 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
 
     # No socket timeout: the worker blocks on BLPOP for minutes.
     connection = redis_connection(settings.redis_url, timeout=None, connect_timeout=10.0)
-    cls = worker_class or (SimpleWorker if simple else Worker)
+    cls = worker_class or (KashgarSimpleWorker if simple else KashgarWorker)
     base_name = name or f"{socket.gethostname()}.{os.getpid()}"
     stop = threading.Event()
     running: list[Any] = []  # the RQ worker now working, for the reaper to keep registered
@@ -133,9 +200,31 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
                     log.error("Redis did not come back within %.0f s; the worker stops", reconnect_timeout)
                     return 1
                 log.info("Redis is there; the worker goes on")
+                _note_reachable(RQQueue(connection, settings))
+                _wait_for_horse(worker)
                 _forget(worker)
     finally:
         stop.set()
+
+
+def _note_reachable(queue: Any) -> None:
+    try:
+        queue.note_reachable()
+    except StoreUnavailable as exc:
+        log.warning("could not note the reconnect: %s", exc)
+
+
+def _wait_for_horse(worker: Any) -> None:
+    """A work horse the lost worker left running goes on with its part (it waits for Redis
+    itself): the worker takes no other part before it ends."""
+    pid = int(getattr(worker, "_horse_pid", 0) or 0) if worker is not None else 0
+    if pid <= 0:
+        return
+    log.warning("work horse %d goes on with its part; the worker waits for it", pid)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
 
 
 def _forget(worker: Any) -> None:

@@ -62,7 +62,7 @@ def test_redis_dead_worker_part_is_retried(settings: Settings, state: dict[str, 
     assert manager.store.stats().get("parts_retried") == 1
 
 
-def test_redis_queued_part_whose_queue_entry_vanished_is_retried(settings: Settings, state: dict[str, Any]) -> None:
+def test_redis_queued_part_whose_queue_entry_vanished_runs_again(settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(settings)
     rec = manager.submit(spec_of(state, parallel=1), None)
     # still waiting in the queue: left alone, however long it waits
@@ -70,12 +70,14 @@ def test_redis_queued_part_whose_queue_entry_vanished_is_retried(settings: Setti
     manager.store.update(rec["id"], lambda r: r["parts"][0].update(queued_at=old))
     seen = manager.get(rec["id"])
     assert seen is not None and seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["history"] == []
-    # the queue loses the entry (a Redis restart without it on disk): the part runs again
+    # the queue loses the entry (a Redis restart without it on disk): the part runs again, its
+    # attempt kept (it never ran: no worker died of it)
     assert isinstance(manager.queue, RQQueue)
     manager.queue.rq_queue.empty()
     seen = manager.get(rec["id"])
-    assert seen is not None and seen["parts"][0]["attempt"] == 2 and seen["parts"][0]["status"] == "queued"
-    assert "queue lost the part" in seen["parts"][0]["history"][0]["error"]
+    assert seen is not None and seen["parts"][0]["status"] == "queued", seen
+    assert seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["handbacks"] == 1
+    assert seen["parts"][0]["history"] == [] and not manager.store.stats().get("parts_retried")
     burst(settings, manager)
     done = manager.get(rec["id"])
     assert done is not None and job_status(done) == JobStatus.FINISHED, done
@@ -109,7 +111,7 @@ def test_redis_a_part_left_in_the_intermediate_list_runs_again(settings: Setting
     assert queue.entry_lost(rec["id"], 0, 1) is False  # first seen there: maybe being started now
     conn.set(f"{settings.key_prefix}:taken-since:{rq_id}", time.time() - 60)  # ... a minute ago
     seen = manager.get(rec["id"])
-    assert seen is not None and seen["parts"][0]["attempt"] == 2, seen
+    assert seen is not None and seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["handbacks"] == 1, seen
     assert conn.lpos(queue.rq_queue.intermediate_queue_key, rq_id) is None
     run_to_the_end(settings, manager, rec["id"])
 
@@ -135,8 +137,8 @@ def test_redis_a_part_started_by_rq_but_never_claimed_runs_again(settings: Setti
     job.started_at = datetime.now(UTC) - timedelta(seconds=60)  # ... long ago, never claimed
     job.save()
     seen = manager.get(rec["id"])
-    assert seen is not None and seen["parts"][0]["attempt"] == 2, seen
-    assert "queue lost the part" in seen["parts"][0]["history"][0]["error"]
+    assert seen is not None and seen["parts"][0]["attempt"] == 1 and seen["parts"][0]["handbacks"] == 1, seen
+    assert seen["parts"][0]["status"] == "queued" and seen["parts"][0]["history"] == []
     run_to_the_end(settings, manager, rec["id"])
 
 
