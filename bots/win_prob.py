@@ -15,7 +15,11 @@ entry of another model gives no weights).
 
 `predict` takes the slope in x as max(0, w1 + w3 * t), so win_prob never falls as the mean reward
 rises (a fit whose slope is negative early in the game would otherwise give the alternative the
-search likes best the lowest win_prob).
+search likes best the lowest win_prob). Where that slope is 0 (`resolves` is False: novice's fits
+before the leader has about 5 VP) the fit gives every alternative the same chance, whatever the
+search found: that is no chance of the alternative, so `calibrated` gives each alternative a
+`win_prob` of None there, and the answer's own `win_prob` is the mover's chance at this point of
+the game at that level, whatever it plays.
 
 The service reads the file through `load_calibration`, which reads it again whenever it changes on
 disk (another mtime, size or inode), so a new fit takes effect without a restart.
@@ -79,6 +83,12 @@ def predict(weights: list[float], reward: float, progress: float, order: int = 0
     _, x, t, _ = _features(reward, progress)
     u = weights[N_WEIGHTS + order - 1] if order > 0 and len(weights) > N_WEIGHTS else 0.0
     return _sigmoid(w0 + w2 * t + u + max(0.0, w1 + w3 * t) * x)
+
+
+def resolves(weights: list[float], progress: float) -> bool:
+    """Whether weights tell alternatives apart at a progress: their slope in x = logit(mean reward),
+    max(0, w1 + w3 * t) as `predict` takes it, is above 0 (at 0 every mean reward gets one chance)."""
+    return weights[1] + weights[3] * progress > 0.0
 
 
 Stamp = tuple[int, int, int]  # a file's inode, mtime (ns) and size: another stamp, another content
@@ -208,11 +218,15 @@ def _weights_in(doc: dict[str, Any], level: Any, players: int) -> list[float] | 
 def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float,
                order: int = 0) -> dict[str, Any]:
     """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward` (the
-    mover's place in turn order, `order`, counts for weights of `MODEL_ORDER`)."""
+    mover's place in turn order, `order`, counts for weights of `MODEL_ORDER`). Where the weights do
+    not tell alternatives apart at this progress (`resolves`), each alternative's is None and the
+    answer's is the chance the fit gives the mover whatever it plays."""
+    apart = weights is None or resolves(weights, progress)
     for alt in answer.get("alternatives", []):
-        alt["win_prob"] = _rounded(win_prob(weights, alt.get("mean_reward"), progress, order))
+        chance = _rounded(win_prob(weights, alt.get("mean_reward"), progress, order))
+        alt["win_prob"] = chance if apart else None
         if alt.get("decision_text") == answer.get("decision_text"):
-            answer["win_prob"] = alt["win_prob"]
+            answer["win_prob"] = chance
     return answer
 
 

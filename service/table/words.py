@@ -12,17 +12,20 @@ from engine_ext.words import HIDDEN_CHOICE, ask_text
 __all__ = ["HIDDEN_CHOICE", "ask_text", "card", "card_name", "contract", "decision_text", "event_text"]
 
 
-
 def card_name(slug: str) -> str:
     return words.card_name(slug)
 
 
 def card(slug: str) -> dict[str, Any]:
-    """A card for the page: its English name, VP and what its actions do (`a`, `b`, `part`)."""
+    """A card for the page: its English name, VP and what its actions do (`a`, `b`, `part`). `vp` is
+    a number (null where the card counts its VP: the Bauer's are 1 per wheat-field contract, which
+    the card data writes "wheat"); `vp_text` says it in words ("2 VP", "1 VP per wheat-field
+    contract"; "" for none)."""
     w = words.words()
     actions = {o: what for o in ("a", "b", "part") if (what := w.action(slug, o))}
-    return {"name": w.name(slug), "vp": w.cards.get(slug, {}).get("vp"), "actions": actions,
-            "text": words.card_effect_text(slug)}
+    vp = w.cards.get(slug, {}).get("vp")
+    return {"name": w.name(slug), "vp": vp if isinstance(vp, int) else None, "vp_text": words.vp_text(vp),
+            "actions": actions, "text": words.card_effect_text(slug)}
 
 
 def contract(number: int) -> dict[str, Any]:
