@@ -110,21 +110,25 @@ def review_there(url: str, api_key: str | None, record: Any, level: str, seats: 
 
 
 def table(review: dict[str, Any]) -> str:
-    """The review in words: each seat's figures, then every decision that lost win chance."""
+    """The review in words: each seat's figures, then every decision that lost win chance. Seats and
+    moves are counted from 1 (`engine_ext.words.seat_words`: "seat 1" is the JSON's seat 0; a
+    decision's `move` is its number in the record, from 1)."""
+    from engine_ext.words import seat_words
+
     lines = [f"Review at {review['level']}: {review['reviewed']} decisions"]
-    lines.append(f"{'seat':>4}  {'accuracy':>8}  {'mean loss':>9}  {'inaccuracies':>12}  {'mistakes':>8}  "
+    lines.append(f"{'':<7}  {'accuracy':>8}  {'mean loss':>9}  {'inaccuracies':>12}  {'mistakes':>8}  "
                  f"{'blunders':>8}")
     for s in review["seats"]:
         acc = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}"
         mean = "-" if s["mean_loss"] is None else f"{100 * s['mean_loss']:.1f}%"
-        lines.append(f"{s['seat']:>4}  {acc:>8}  {mean:>9}  {s['inaccuracy']:>12}  {s['mistake']:>8}  "
+        lines.append(f"{seat_words(s['seat']):<7}  {acc:>8}  {mean:>9}  {s['inaccuracy']:>12}  {s['mistake']:>8}  "
                      f"{s['blunder']:>8}")
     flagged = [d for d in review["decisions"] if d.get("class")]
     if flagged:
         lines.append("")
         lines.append("Where chances were lost (win chance played -> best):")
     for d in flagged:
-        lines.append(f"move {d['move']:>3}, seat {d['seat']} {CLASS_WORDS[d['class']]} {d['class']}: "
+        lines.append(f"move {d['move']:>3}, {seat_words(d['seat'])} {CLASS_WORDS[d['class']]} {d['class']}: "
                      f"{d['played_words']} ({100 * d['played_win_prob']:.0f}%); better: {d['best_words']} "
                      f"({100 * d['best_win_prob']:.0f}%)")
     return "\n".join(lines)

@@ -61,7 +61,7 @@ def test_the_table_names_the_seats_and_the_lost_chances_in_words(record_file: Pa
     assert [s["seat"] for s in review["seats"]] == [1]
     for d in review["decisions"]:
         if d["class"]:
-            assert f"move {d['move']:>3}, seat 1" in out and d["played_words"] in out
+            assert f"move {d['move']:>3}, seat 2" in out and d["played_words"] in out  # the JSON's seat 1
 
 
 @pytest.mark.parametrize(("content", "says"), [
