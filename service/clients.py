@@ -1,19 +1,26 @@
-"""Who a request comes from: an API key's name when keys are configured, else the client's address
-(the peer, or the address a trusted proxy forwarded), with the limits that client has.
+"""Who a request comes from: an API key's client when keys are configured, else the client's
+address (the peer, or the address a trusted proxy forwarded), with the limits that client has.
 
 Keys: `KASHGAR_API_KEYS` (comma-separated, the default limits) and/or `KASHGAR_API_KEYS_FILE`, a
 TOML or JSON file with a `keys` array of tables:
 
     [[keys]]
-    name = "alice"              # how logs and 429s name the client (default: the key's first 6 characters)
+    name = "alice"              # the client's id (`key:alice`); default: a digest of the whole key
     key = "s3cr3t-alice"
     sync_seconds = 4            # optional: this key's own limits (KASHGAR_SYNC_CLIENT_SECONDS, ...)
     async_seconds = 600
     rate = "20/second"          # optional: this key's request rate (KASHGAR_RATE_LIMIT)
+    operator = true             # optional: sees and cancels every client's jobs
+
+A client's id names it in its jobs, its `Idempotency-Key`s, its limits, logs and 429s: `key:` and
+its `name`, else `key:` and the first 16 hex digits of the sha256 of the whole key (never a part of
+the key itself). Two keys of one id are refused at start. With keys, a job is its client's (and
+the operators'); without, anyone who has a job's id may read and cancel it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import tomllib
@@ -36,33 +43,64 @@ PAGE_PATHS = frozenset({"/", "/play", "/openapi.json", "/docs"})
 PAGE_PREFIXES = ("/table/static/", "/docs/")
 
 
+#: How the id of a key's client begins (an address's: `addr:`).
+KEY_PREFIX = "key:"
+#: Hex digits of a key's sha256 in its client's id (64 bits: no two configured keys share one).
+KEY_DIGEST_CHARS = 16
+
+
 @dataclass(frozen=True)
 class Client:
-    """A client and its limits (search-seconds in flight; requests per window)."""
+    """A client and its limits (search-seconds in flight; requests per window). `keyed`: named by an
+    API key (else by its address); `operator`: a key that sees every client's jobs."""
 
     id: str
     sync_seconds: float
     async_seconds: float
     rate: str
+    keyed: bool = False
+    operator: bool = False
+
+    def sees(self, owner: str) -> bool:
+        """Whether this client may read, follow and cancel a job of client `owner`: its own, or any
+        for an operator. Without keys (a client named by its address), any whose id it has but a
+        key's client's (a server started without keys on the job store of one with keys)."""
+        if self.operator or owner == self.id:
+            return True
+        return not self.keyed and not owner.startswith(KEY_PREFIX)
+
+
+def key_id(key: str) -> str:
+    """The id of an unnamed key's client: a digest of the whole key, which it does not reveal."""
+    return KEY_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:KEY_DIGEST_CHARS]
 
 
 def load_keys(settings: Settings) -> dict[str, Client]:
-    """Every key configured, to its client. ValueError names what is wrong in the file."""
+    """Every key configured, to its client. ValueError names what is wrong (never the key itself)."""
     keys: dict[str, Client] = {}
+    where: dict[str, str] = {}  # a client's id to where its key was given
 
-    def add(key: str, name: str | None, entry: dict[str, Any]) -> None:
+    def add(key: str, name: str | None, entry: dict[str, Any], origin: str) -> None:
         if not key:
-            raise ValueError("an API key is empty")
-        keys[key] = Client(
-            id=f"key:{name or key[:6]}",
+            raise ValueError(f"{origin}: an API key is empty")
+        if key in keys:
+            raise ValueError(f"{origin}: the same key as {where[keys[key].id]}")
+        client = Client(
+            id=KEY_PREFIX + name if name else key_id(key),
             sync_seconds=float(entry.get("sync_seconds", settings.sync_client_seconds)),
             async_seconds=float(entry.get("async_seconds", settings.async_client_seconds)),
             rate=str(entry.get("rate", settings.rate_limit)),
+            keyed=True,
+            operator=bool(entry.get("operator", False)),
         )
+        if client.id in where:
+            raise ValueError(f"{origin}: the client {client.id!r} of {where[client.id]} again: every key's "
+                             "`name` must be its own (a client's jobs are its own)")
+        keys[key] = client
+        where[client.id] = origin
 
-    for key in (k.strip() for k in settings.api_keys.split(",")):
-        if key:
-            add(key, None, {})
+    for i, key in enumerate(k.strip() for k in settings.api_keys.split(",") if k.strip()):
+        add(key, None, {}, f"KASHGAR_API_KEYS key {i + 1}")
     if settings.api_keys_file:
         path = settings.api_keys_file
         try:
@@ -81,7 +119,12 @@ def load_keys(settings: Settings) -> dict[str, Client]:
                 value = entry.get(limit, 0)
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                     raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: keys[{i}].{limit} must be a number >= 0")
-            add(entry["key"], entry.get("name"), entry)
+            name = entry.get("name")
+            if name is not None and (not isinstance(name, str) or not name.strip()):
+                raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: keys[{i}].name must be a non-empty string")
+            if not isinstance(entry.get("operator", False), bool):
+                raise ValueError(f"KASHGAR_API_KEYS_FILE={path!r}: keys[{i}].operator must be true or false")
+            add(entry["key"], name.strip() if name else None, entry, f"KASHGAR_API_KEYS_FILE={path!r} keys[{i}]")
     return keys
 
 

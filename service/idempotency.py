@@ -3,10 +3,12 @@ client that sends a request again with the same key (a retry after a lost answer
 first one made, not a second job (as the IETF draft "The Idempotency-Key HTTP Header Field" and
 Stripe's API have it).
 
-A key is the client's own (two clients may use the same one), kept as long as a job's result
-(`KASHGAR_RESULT_TTL`, at least). The same key with another body is a 422
-`idempotency_key_reused`; while the first request with a key is still being answered, another is
-a 409 `idempotency_key_in_use` (retry). A request that was refused (4xx, 5xx) leaves its key free."""
+A key is the client's own, stored under its id (`service.clients`: its API key's client, of the
+whole key, or without keys its address): two clients may use the same one, and neither gets the
+other's job. It is kept as long as a job's result (`KASHGAR_RESULT_TTL`, at least). The same key
+with another body is a 422 `idempotency_key_reused`; while the first request with a key is still
+being answered, another is a 409 `idempotency_key_in_use` (retry). A request that was refused
+(4xx, 5xx) leaves its key free."""
 
 from __future__ import annotations
 

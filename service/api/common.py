@@ -19,7 +19,8 @@ JOB_ID_PARAM = {
     "in": "path",
     "required": True,
     "schema": {"type": "string", "pattern": "^[0-9a-f]{32}$"},
-    "description": "The job id a 202 from POST /suggest returned.",
+    "description": "The job id a 202 from POST /suggest or POST /reviews returned. With API keys, a job is "
+                   "its client's: another key (but an operator's) gets the 404 of an unknown id.",
 }
 
 IDEMPOTENCY_KEY_PARAM = {

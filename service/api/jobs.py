@@ -1,4 +1,8 @@
-"""GET /jobs/<id> (status, progress, result) and DELETE /jobs/<id> (cancel)."""
+"""GET /jobs/<id> (status, progress, result), GET /jobs/<id>/events and DELETE /jobs/<id> (cancel).
+
+With API keys, a job is its client's: another client (but an operator) gets the 404 of an unknown
+id, so it learns nothing of the job, not even that it exists. Without keys, the id is what lets
+one read and cancel a job."""
 
 from __future__ import annotations
 
@@ -6,11 +10,13 @@ import json
 import re
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, stream_with_context
+from flask import Blueprint, Response, jsonify, request, stream_with_context
 
+from .. import clients
 from ..errors import APIError
 from ..jobs.kinds import kind_of
 from ..jobs.model import Record, job_status
@@ -66,10 +72,12 @@ def request_of(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _load(job_id: str) -> Record:
+    """The job, if the request's client may see it (`clients.Client.sees`); else, as for an id
+    nobody has, 404."""
     if not _JOB_ID.match(job_id):
         raise not_found(f"no job {job_id!r} (job ids are 32 hex digits)", "/job_id")
     rec = manager().get(job_id)
-    if rec is None:
+    if rec is None or not clients.current().sees(str(rec.get("client", ""))):
         raise not_found(f"no job {job_id!r} (unknown, its result expired, or lost with a Redis that restarted "
                         "without its data)", "/job_id")
     return rec
@@ -122,7 +130,7 @@ def cancel_job(job_id: str) -> Response:
 #: Event streams a process serves at once: each holds one of its threads (not the app's lock).
 MAX_STREAMS = 16
 STREAM_LIFETIME_S = 600.0
-_open = [0]  # streams open in this process
+_open = [0]  # streams open in this process: counted when one is admitted, before its 200
 _open_lock = threading.Lock()
 POLL_S = 0.25  # how often a stream reads its job
 KEEPALIVE_S = 5.0  # a comment line this often: a client gone is noticed at the next write
@@ -200,18 +208,50 @@ def job_events(job_id: str) -> Response:
     it again); a process serves 16 at once (503 beyond). A client that goes away costs nothing past
     the next write (5 s at most)."""
     _load(job_id)
-    if _open[0] >= MAX_STREAMS:
-        raise APIError(503, "too_many_streams", f"this process serves {MAX_STREAMS} event streams at once; "
-                       "poll GET /jobs/<id> or retry", "", headers={"Retry-After": "5"})
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    if request.method == "HEAD":  # no body: no stream to count
+        return Response(mimetype="text/event-stream", headers=headers)
+    slot = _StreamSlot()  # 503 when the process serves MAX_STREAMS already
 
     def stream() -> Iterator[str]:
-        with _open_lock:
-            _open[0] += 1
         try:
             yield from events(job_id, STREAM_LIFETIME_S)
         finally:
-            with _open_lock:
-                _open[0] -= 1
+            slot.release()
 
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    try:
+        response = Response(stream_with_context(stream()), mimetype="text/event-stream", headers=headers)
+        # given back when the server closes the response: the stream ended, the client left, or
+        # it never began (the generator's own `finally` runs only once it has started)
+        response.call_on_close(slot.release)
+        weakref.finalize(response, slot.release)  # an answer replaced before it was sent
+    except BaseException:
+        slot.release()
+        raise
+    return response
+
+
+def open_streams() -> int:
+    """Event streams this process holds now (admitted, not yet given back)."""
+    with _open_lock:
+        return _open[0]
+
+
+class _StreamSlot:
+    """One event stream's place in the process's count: taken when the stream is admitted, before
+    its 200 (the check and the count are one step, so streams opened at once cannot all pass the
+    check), given back once, however many ways its end is told."""
+
+    def __init__(self) -> None:
+        with _open_lock:
+            if _open[0] >= MAX_STREAMS:
+                raise APIError(503, "too_many_streams", f"this process serves {MAX_STREAMS} event streams at "
+                               "once; poll GET /jobs/<id> or retry", "", headers={"Retry-After": "5"})
+            _open[0] += 1
+        self._held = True
+
+    def release(self) -> None:
+        with _open_lock:
+            if self._held:
+                self._held = False
+                _open[0] -= 1
