@@ -43,14 +43,25 @@ def gunicorn_command() -> list[str]:
     return [sys.executable, "-m", "gunicorn"]
 
 
+def bind_of(args: argparse.Namespace) -> str | None:
+    """The address --host and --port name (each in place of its part of KASHGAR_BIND); None
+    without either."""
+    if args.host is None and args.port is None:
+        return None
+    from service.config import DEFAULT_BIND
+
+    bind = os.environ.get("KASHGAR_BIND", "").strip() or DEFAULT_BIND
+    default_host, _, default_port = bind.rpartition(":")
+    if args.port is None and not default_port.isdigit():
+        raise CliError(f"KASHGAR_BIND={bind!r} has no port to keep with --host: give --port")
+    return f"{args.host or default_host}:{args.port or int(default_port)}"
+
+
 def gunicorn_argv(args: argparse.Namespace) -> list[str]:
     argv = [*gunicorn_command(), "-c", "python:service.gunicorn_conf"]
-    if args.host is not None or args.port is not None:
-        bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
-        default_host, _, default_port = bind.rpartition(":")
-        if args.port is None and not default_port.isdigit():
-            raise CliError(f"KASHGAR_BIND={bind!r} has no port to keep with --host: give --port")
-        argv += ["--bind", f"{args.host or default_host}:{args.port or int(default_port)}"]
+    bind = bind_of(args)
+    if bind is not None:
+        argv += ["--bind", bind]
     if args.workers is not None:
         argv += ["--workers", str(args.workers)]
     if args.timeout is not None:
@@ -92,6 +103,9 @@ def check_environment(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     check_environment(args)
     argv = gunicorn_argv(args)
+    bind = bind_of(args)
+    if bind is not None:  # the config names the server's default job store for the address it listens at
+        os.environ["KASHGAR_BIND"] = bind
     if args.redis_url:
         os.environ["KASHGAR_REDIS_URL"] = args.redis_url
     if args.cards:

@@ -128,6 +128,10 @@ class Settings:
         return dataclasses.replace(cls(), **values)
 
 
+#: Where `kashgar serve` (gunicorn) listens unless KASHGAR_BIND or --host/--port say otherwise.
+DEFAULT_BIND = "127.0.0.1:8000"
+
+
 def web_workers(environ: Mapping[str, str]) -> int | None:
     """KASHGAR_WEB_WORKERS, the gunicorn config's web processes (not a Settings field: the config
     reads it before any app exists): None when unset or blank (one per core); ValueError for a

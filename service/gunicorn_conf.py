@@ -13,17 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 import threading
 import time
 from typing import Any
 
+from service.config import DEFAULT_BIND
 from service.config import health_bind as _parse_health_bind
 from service.config import web_workers as _parse_web_workers  # not "config": a gunicorn setting
 
 #: Directories `prepare_environment` made for this server; removed when it exits (`on_exit`).
 _MADE: list[str] = []
+#: The job store `prepare_environment` chose for the address named (none: KASHGAR_JOBS_DB or Redis).
+_DEFAULT_STORE: list[tuple[str, str]] = []
 #: The environment variable that names them for a master started by USR2.
 MADE_DIRS_VAR = "KASHGAR_SERVER_TEMP_DIRS"
 #: The master's health checks and listener (`service.health_listener`), when KASHGAR_HEALTH_BIND is set.
@@ -48,10 +52,16 @@ def web_workers() -> int:
     return cpu_count() if count is None else count
 
 
+def listen_address() -> str:
+    """KASHGAR_BIND (`kashgar serve --host/--port` set it), else DEFAULT_BIND."""
+    return os.environ.get("KASHGAR_BIND", "").strip() or DEFAULT_BIND
+
+
 def prepare_environment() -> None:
     """Shared state of the worker processes, set before the app and prometheus_client load:
-    the embedded job database (one per server unless KASHGAR_JOBS_DB is set) and the directory
-    of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set).
+    the embedded job database (unless KASHGAR_JOBS_DB is set: the server's own, named for its
+    address in the data directory by `default_jobs_db`, the directory made its owner's only) and
+    the directory of multi-process metrics (unless PROMETHEUS_MULTIPROC_DIR is set).
 
     The directories made here are named in MADE_DIRS_VAR, which `pre_exec` hands to a master
     started by USR2 (a binary upgrade), so that it takes them over, jobs and metrics included,
@@ -62,8 +72,10 @@ def prepare_environment() -> None:
         return
     if not os.environ.get("KASHGAR_REDIS_URL") and not os.environ.get("KASHGAR_JOBS_DB"):
         data = data_dir()
-        os.makedirs(data, exist_ok=True)
-        os.environ["KASHGAR_JOBS_DB"] = os.path.join(data, "jobs.sqlite")
+        os.makedirs(data, mode=0o700, exist_ok=True)
+        path = default_jobs_db(data, listen_address())
+        os.environ["KASHGAR_JOBS_DB"] = path  # the app's SqliteStore creates it, 0600
+        _DEFAULT_STORE.append((path, listen_address()))
     if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         _MADE.append(tempfile.mkdtemp(prefix="kashgar-metrics-"))
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = _MADE[-1]
@@ -97,6 +109,16 @@ def data_dir() -> str:
     return os.path.join(base, "kashgar")
 
 
+def default_jobs_db(data: str, bind: str) -> str:
+    """The embedded job store of a server listening at `bind` (HOST:PORT, or gunicorn's
+    `unix:PATH`) in the directory `data`: one file per address (`jobs-127.0.0.1-8000.sqlite`), so
+    two servers of one machine, with their own keys and clients, keep their jobs apart, and a
+    server restarted at its address finds its own."""
+    host, sep, port = bind.strip().rpartition(":")
+    where = f"{host.strip('[]')}-{port}" if sep else port
+    return os.path.join(data, "jobs-" + re.sub(r"[^A-Za-z0-9._-]", "_", where) + ".sqlite")
+
+
 def health_address() -> tuple[str, int] | None:
     """KASHGAR_HEALTH_BIND (`service.config.health_bind`). A bad value stops the server with one line."""
     try:
@@ -111,7 +133,7 @@ _health_address = health_address()
 prepare_environment()
 
 wsgi_app = "service:create_app()"
-bind = os.environ.get("KASHGAR_BIND", "127.0.0.1:8000")
+bind = listen_address()
 worker_class = "service.gunicorn_worker.DeadlineThreadWorker"
 # Threads that read requests (one search at a time runs in the app): as many slow clients a
 # process as this leave the others unaffected (a buffering proxy in front takes any number).
@@ -134,10 +156,17 @@ loglevel = os.environ.get("KASHGAR_LOG_LEVEL", "info").lower()
 
 def on_starting(server: Any) -> None:
     """A worker timeout's log lines name the request the process was serving
-    (`service.gunicorn_worker.timeout_log_filter`), not "Perhaps out of memory?"."""
+    (`service.gunicorn_worker.timeout_log_filter`), not "Perhaps out of memory?". A job store
+    named for another address than the one gunicorn listens at (its --bind without KASHGAR_BIND)
+    is said at start: another server so started would share it."""
     from service.gunicorn_worker import timeout_log_filter
 
     timeout_log_filter(server)
+    for path, named in _DEFAULT_STORE:
+        if list(server.cfg.bind) != [named]:
+            server.log.warning("The job store %s is named for %s, not for %s where this server listens: another "
+                               "server started so would share its jobs. Set KASHGAR_BIND (not --bind), or "
+                               "KASHGAR_JOBS_DB", path, named, ", ".join(server.cfg.bind))
 
 
 def when_ready(server: Any) -> None:

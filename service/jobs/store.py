@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -272,13 +273,22 @@ class RedisStore(JobStore):
 # -------------------------------------------------------------------------------------- SQLite
 
 
+def create_private(path: str) -> None:
+    """Create the file at `path` readable and writable by its owner only (0600), unless it exists
+    (SQLite gives its -wal and -shm files the mode of the database file)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+
+
 class SqliteStore(JobStore):
     """Tables `jobs(id, doc, expires_at, active)` and `stats(name, value)` in one SQLite file
-    (WAL mode), safe across the threads and processes of one machine."""
+    (WAL mode), safe across the threads and processes of one machine. A file it creates is its
+    owner's only (`create_private`)."""
 
     def __init__(self, path: str, result_ttl: int = 3600, job_ttl: int = 86400) -> None:
         super().__init__(result_ttl, job_ttl)
         self.path = path
+        create_private(path)
         self._local = threading.local()
         self._last_purge = 0.0
         with self._tx() as db:

@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -257,16 +258,20 @@ def test_the_server_removes_its_temporary_directories_when_it_stops(tmp_path: Pa
             time.sleep(0.1)
         assert list(home.iterdir()) == [] and list(run.iterdir()) == []
     assert list(tmp.iterdir()) == []
-    assert (data / "jobs.sqlite").exists()
+    store = data / f"jobs-127.0.0.1-{g.port}.sqlite"  # the server's own, named for its address
+    assert store.exists() and stat.S_IMODE(store.stat().st_mode) == 0o600
 
 
 def test_the_job_store_defaults_to_the_user_s_data_directory(tmp_path: Path) -> None:
-    """Without KASHGAR_DATA_DIR nor KASHGAR_JOBS_DB, jobs live under $XDG_DATA_HOME/kashgar."""
+    """Without KASHGAR_DATA_DIR nor KASHGAR_JOBS_DB, jobs live under $XDG_DATA_HOME/kashgar, in a
+    file of the server's address, the directory and the file its owner's only."""
     xdg = tmp_path / "xdg"
     env = {"KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_JOBS_DB": "", "KASHGAR_DATA_DIR": "", "XDG_DATA_HOME": str(xdg)}
     with Gunicorn(env=env, workers=1, log_dir=str(tmp_path)) as g:
         assert http_json("GET", g.url + "/healthz")[0] == 200
-    assert (xdg / "kashgar" / "jobs.sqlite").exists()
+    store = xdg / "kashgar" / f"jobs-127.0.0.1-{g.port}.sqlite"
+    assert store.exists() and stat.S_IMODE(store.stat().st_mode) == 0o600
+    assert stat.S_IMODE(store.parent.stat().st_mode) == 0o700
 
 
 def test_a_server_starts_its_metrics_afresh(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ import pytest
 import redis
 
 import engine_ext
-from lab.serving import Gunicorn, Worker, http_json, stack, wait_until
+from lab.serving import Gunicorn, Worker, free_port, http_json, stack, wait_until
 
 pytestmark = pytest.mark.e2e
 
@@ -153,10 +153,11 @@ def test_two_restarts_during_a_long_job_keep_its_attempts(state: dict[str, Any],
     """`kashgar serve` stopped (SIGTERM) twice while a job runs: each time the running part goes
     back to the queue with its attempt, the next server (same data directory) runs it, and the
     job finishes on its first attempt, with no retry on record. (Two web processes: one searches,
-    the other answers the polls at once.)"""
+    the other answers the polls at once. At one address: the default job store is the address's.)"""
     env = dict(ENV, KASHGAR_DATA_DIR=str(tmp_path / "data"))
+    port = free_port()
     body = {"state": state, "time_ms": 4000, "parallel": 1, "seed": 4, "mode": "async"}
-    with Gunicorn(env=env, workers=2, log_dir=str(tmp_path)) as web:
+    with Gunicorn(env=env, workers=2, port=port, log_dir=str(tmp_path)) as web:
         status, small = http_json("POST", web.url + "/suggest", {"state": state, "iterations": 50, "mode": "async"})
         poll(web.url + small["status_url"], lambda j: j["status"] == "finished")
         status, accepted = http_json("POST", web.url + "/suggest", body)
@@ -164,13 +165,13 @@ def test_two_restarts_during_a_long_job_keep_its_attempts(state: dict[str, Any],
         path = accepted["status_url"]
         poll(web.url + path, lambda j: j["parts"][0]["status"] == "started", timeout=30)
     for _ in range(2):
-        with Gunicorn(env=env, workers=2, log_dir=str(tmp_path)) as web:
+        with Gunicorn(env=env, workers=2, port=port, log_dir=str(tmp_path)) as web:
             status, job = http_json("GET", web.url + path)
             assert status == 200 and job["status"] in ("queued", "started"), job  # handed back, not finished
             assert job["parts"][0]["attempt"] == 1 and not job["parts"][0]["history"], job
             poll(web.url + path, lambda j: j["parts"][0]["status"] == "started", timeout=30)
             time.sleep(0.5)
-    with Gunicorn(env=env, workers=2, log_dir=str(tmp_path)) as web:
+    with Gunicorn(env=env, workers=2, port=port, log_dir=str(tmp_path)) as web:
         job = poll(web.url + path, lambda j: j["status"] in TERMINAL, timeout=60)
         assert job["status"] == "finished" and job["parts"][0]["attempt"] == 1 and not job["retried"], job
         assert job["result"]["iterations"] > 0
