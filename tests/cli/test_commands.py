@@ -59,7 +59,7 @@ def test_play_local_scripted() -> None:
     assert rc == 0 and "hint:" in text and "not a legal decision" in text and "bye" in text
     hint = next(line for line in text.splitlines() if "hint:" in line)
     assert "%" in hint and ": " in hint.split("hint:")[1]  # the chance in percent, the move in words
-    assert "bot 1 (novice)" in text
+    assert "seat 2 (novice)" in text  # the bot at the JSON's seat 1
 
 
 def test_play_auto_stops() -> None:
@@ -193,7 +193,7 @@ def test_client_and_remote_play(tmp_path: Any) -> None:
         assert err.value.status == 422 and err.value.pointer == "/iterations"
         out = io.StringIO()
         assert play.play(play_args(url=web.url, auto=True, max_decisions=4), play.RemoteTable(web.url), input, out) == 0
-        assert "bot 1" in out.getvalue()
+        assert "seat 2 " in out.getvalue()  # the bot, by its seat in words
         # a job id is one path segment: "a?b" is not job "a"
         with pytest.raises(KashgarAPIError) as err:
             api.job("a?b")
