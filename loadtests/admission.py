@@ -34,7 +34,7 @@ import urllib.request
 from typing import Any
 
 import engine_ext
-from lab.serving import Gunicorn, stack
+from lab.serving import Gunicorn, free_port, stack
 
 ENV = {"KASHGAR_TRUSTED_PROXIES": "1", "KASHGAR_LOG_LEVEL": "WARNING", "KASHGAR_HEARTBEAT_INTERVAL": "0.5",
        "KASHGAR_HEARTBEAT_TIMEOUT": "5"}
@@ -143,17 +143,18 @@ def restarts(state: dict[str, Any], log_dir: str, times: int = 2) -> dict[str, A
                KASHGAR_JOBS_DB=os.path.join(tempfile.mkdtemp(prefix="kashgar-jobs-"), "jobs.sqlite")
                if os.environ.get("KASHGAR_LOAD_JOBS_DB") else "")
     body = {"state": state, "time_ms": 3000, "parallel": 1, "mode": "async"}
-    with Gunicorn(env=env, workers=1, log_dir=log_dir) as web:
+    port = free_port()  # one address: the default job store is the address's
+    with Gunicorn(env=env, workers=1, port=port, log_dir=log_dir) as web:
         status, answer = call("POST", web.url + "/suggest", body)
         path = answer["status_url"]
         time.sleep(1.0)
     seen = []
     for _ in range(times):
-        with Gunicorn(env=env, workers=1, log_dir=log_dir) as web:
+        with Gunicorn(env=env, workers=1, port=port, log_dir=log_dir) as web:
             status, job = call("GET", web.url + path)
             seen.append(status if status != 200 else job["parts"][0]["status"])
             time.sleep(1.5)
-    with Gunicorn(env=env, workers=1, log_dir=log_dir) as web:
+    with Gunicorn(env=env, workers=1, port=port, log_dir=log_dir) as web:
         done, _ = wait_job(web.url + path, 60)
         status, job = call("GET", web.url + path)
     if status != 200:
