@@ -235,7 +235,15 @@ def test_thirty_streams_opened_at_once_admit_sixteen(state: dict[str, Any]) -> N
     """30 opens of one job's events at the same moment on one process: MAX_STREAMS (16) are
     served, the others 503 `too_many_streams` (the check came before the count, which the stream
     itself made: 18 and 21 got through); all given back once the streams end."""
-    with serve_app(app=idle_app(api_keys=KEY_A)) as url:
+    app = idle_app(api_keys=KEY_A)
+
+    @app.after_request
+    def _a_loaded_process(response: Any) -> Any:  # time between a stream's admission and its first byte
+        if response.mimetype == "text/event-stream":
+            time.sleep(0.3)
+        return response
+
+    with serve_app(app=app) as url:
         req = urllib.request.Request(url + "/suggest", data=json.dumps({"state": state, **LONG}).encode(),
                                      headers={"Content-Type": "application/json", **bearer(KEY_A)}, method="POST")
         with urllib.request.urlopen(req, timeout=30) as resp:
