@@ -49,18 +49,18 @@ def _clone_bytes(engine: engine_ext.Engine) -> int:
 def bench_engine(seconds: float, players: list[int]) -> dict[str, Any]:
     out: dict[str, Any] = {"benchmark": "engine", "machine": platform.machine(), "provenance": provenance(),
                            "results": []}
-    from lab.progress import Progress
+    from kashgar_cli.progress import Progress
 
     have_compiled = engine_ext.compiled_available()
     bar = Progress(len(players) * (2 if have_compiled else 1), unit="run", desc="bench engine")
     for n in players:
         row: dict[str, Any] = {"players": n}
         interp = _measure(engine_ext.get_engine(False), n, seconds, 10**9)
-        bar.update(bar.bar.n + 1)
+        bar.update(bar.count + 1)
         row["interpreted"] = interp
         if have_compiled:
             comp = _measure(engine_ext.get_engine(True), n, seconds, 10**9)
-            bar.update(bar.bar.n + 1)
+            bar.update(bar.count + 1)
             row["compiled"] = comp
             row["ratio"] = round(comp["decisions_per_s"] / interp["decisions_per_s"], 1)
         out["results"].append(row)

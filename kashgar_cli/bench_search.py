@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             from lab.openspiel_adapter import OpenSpielISMCTS
         except ImportError:
             use_os = False
-    from lab.progress import Progress
+    from kashgar_cli.progress import Progress
 
     rows = []
     todo = [(n, name, g) for n in (2, 3, 4) for name, g in positions(n, eng).items()]

@@ -253,7 +253,7 @@ def bench_level(
 
 
 def run(args: argparse.Namespace) -> int:
-    from lab.progress import Progress
+    from kashgar_cli.progress import Progress
     from lab.serving import Gunicorn, http_json
 
     cores = cpu_count()
@@ -290,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(r)
             bar.update(len(results))
             if not args.json:
-                bar.bar.write(
+                bar.write(
                     f"{name:>12}: search {r['search_ms']:.1f} ms, limit {r['limit_rps']:.1f}/s "
                     f"(serving {r['serving_limit_rps']:.1f}/s), "
                     f"throughput {r['throughput_rps']:.1f}/s ({100 * r['fraction_of_limit']:.0f}%), "
@@ -302,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{r['latency_by_players'].get(n, {}).get('p95_ms', float('nan'))} ms"
                     for n, v in r["search_by_players"].items()
                 )
-                bar.bar.write(f"{'':>12}  by players: {split}", file=sys.stdout)
+                bar.write(f"{'':>12}  by players: {split}", file=sys.stdout)
         bar.close()
         health = http_json("GET", url + "/healthz")[1]
         report = {

@@ -34,8 +34,8 @@ def _play(task: tuple[int, bool | None, int, int, bool, str]) -> GameResult:
 
 
 def run(args: argparse.Namespace) -> int:
+    from kashgar_cli.progress import Progress
     from lab.arena import imap_processes
-    from lab.progress import Progress
 
     if args.games < 1 or args.check_every < 1 or args.max_decisions < 1:
         print("kashgar fuzz: --games, --check-every and --max-decisions must be at least 1")

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kashgar_cli.errors import CliError
+from kashgar_cli.progress import Progress
 
 CLASS_WORDS = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
@@ -50,25 +51,24 @@ def read_record(path: str) -> Any:
 
 
 class Bar:
-    """A progress bar of decisions reviewed (tqdm), drawn only on a terminal."""
+    """The progress of decisions reviewed: a bar on a terminal, a line every few seconds on a pipe
+    (`kashgar_cli.progress`), made at the first report, when the total is known."""
+
+    LINES_EVERY_S = 5.0
 
     def __init__(self) -> None:
-        self.bar: Any = None
-        self.shown = 0
+        self.progress: Progress | None = None
 
     def update(self, done: int, total: int) -> None:
-        if not sys.stderr.isatty() or total <= 0:
+        if total <= 0:
             return
-        if self.bar is None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, unit="decision", desc="review", file=sys.stderr, dynamic_ncols=True)
-        self.bar.update(max(0, done - self.shown))
-        self.shown = max(self.shown, done)
+        if self.progress is None:
+            self.progress = Progress(total, unit="decision", desc="review", lines_every=self.LINES_EVERY_S)
+        self.progress.update(done)
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        if self.progress is not None:
+            self.progress.close()
 
 
 def review_here(record: Any, level: str, seats: list[int] | None, seed: int,

@@ -13,7 +13,7 @@ from kashgar_cli.errors import check_seeds, positive_int
 
 
 def _run(args: argparse.Namespace) -> int:
-    from lab.progress import Progress
+    from kashgar_cli.progress import Progress
 
     check_seeds(args.seed, args.games, engine_ext.SEEDS - 1)
     bar = Progress(args.games, not args.verbose)
@@ -31,7 +31,7 @@ def _run(args: argparse.Namespace) -> int:
             moves += 1
         result = {"seed": seed, "players": args.players, "decisions": moves,
                   "turns": g.to_json()["turn"], "vp": g.scores(), "winner": g.winner()}
-        bar.bar.write(json.dumps(result), file=sys.stdout)
+        bar.write(json.dumps(result), file=sys.stdout)
         bar.update(i + 1)
     bar.close()
     return 0

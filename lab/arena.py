@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from lab.progress import Progress
+from kashgar_cli.progress import Progress
 
 Z95 = 1.959963984540054
 T = TypeVar("T")

@@ -124,8 +124,8 @@ def collect(level: str, players: int, games: int, seed: int, workers: int = 1,
     `workers` processes; a progress bar on a terminal (`progress`), else a line per 100 games (`log`).
     With `played_by`, games of that level, `level` asked at every `every`-th searched decision
     (`play_game`)."""
+    from kashgar_cli.progress import Progress
     from lab.arena import imap_processes
-    from lab.progress import Progress
 
     tasks: list[tuple[str, int, int] | tuple[str, int, int, str | None, int]] = [
         (level, players, seed + g) if played_by is None else (level, players, seed + g, played_by, every)

@@ -91,8 +91,8 @@ def collect(policy: str, games: int, players: list[int], seed: int = 0, workers:
             progress: bool = True) -> Positions:
     """Play `games` games with `policy` (game g: players[g % len(players)] seats, deal seed + g) in
     `workers` processes, with a progress bar, and record their positions."""
+    from kashgar_cli.progress import Progress
     from lab.positions import in_order
-    from lab.progress import Progress
 
     tasks = [(g, policy, players[g % len(players)], seed + g, every) for g in range(games)]
     bar = Progress(games, progress, desc="self-play")
