@@ -1,11 +1,15 @@
 """Faults under load: while async searches (and sync suggestions) stream in, SIGKILL an RQ worker
-mid-search and restart Redis; then account for every accepted job.
+mid-search and restart Redis; then account for every accepted job. With `--review`, the faults
+of one game review instead: a work horse SIGKILLed while it reviews a part, then Redis SIGKILLed
+and started again while the retried part runs; then what the review kept, and which attempts
+each fault used (`review_faults`).
 
 Each job the service accepted (202) must end finished, or failed with its error visible; none
 lost (404: the service forgot it) and none stuck (not done long after the load stopped).
 
     python -m loadtests.faults                       # Redis with an append-only file (fsync always)
     python -m loadtests.faults --redis-persistence none    # a Redis that forgets on restart
+    python -m loadtests.faults --review                    # one review: a horse killed, Redis restarted
 
 Redis is killed (SIGKILL) and started again on the same port and data directory; with
 `--redis-persistence aof` it comes back with every acknowledged write. While it is down, async
@@ -19,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import shutil
 import signal
@@ -248,6 +253,132 @@ def account(url: str, job_ids: list[str], settle: float) -> dict[str, Any]:
     }
 
 
+#: The review run's settings: dead workers found in 2 s, two attempts per part (the default), so a
+#: part retried once fails for good on the next attempt an outage would use.
+REVIEW_ENV = dict(STACK_ENV, KASHGAR_HEARTBEAT_TIMEOUT="2.0", KASHGAR_HEARTBEAT_INTERVAL="0.2",
+                  KASHGAR_MAX_ATTEMPTS="2", KASHGAR_REDIS_TIMEOUT="1.0", KASHGAR_LOG_LEVEL="INFO")
+
+
+def short_record(moves: int, seed: int) -> dict[str, Any]:
+    """The record of a 2-player game's first `moves` decisions, each chosen at random (seeded)
+    among the legal ones, from the deal of `seed`."""
+    import engine_ext
+    from engine_ext import record as records
+
+    game = engine_ext.new_game(players=2, seed=seed)
+    rng = random.Random(seed)
+    played = []
+    for _ in range(moves):
+        text = str(rng.choice(game.legal()))
+        game.apply(text)
+        played.append(text)
+    return records.record_from_moves(played, players=2, seed=seed)
+
+
+def horses(pid: int) -> list[int]:
+    """The live work horses of the RQ worker `pid` (its children, zombies left out)."""
+    from lab.serving import descendants
+
+    out = []
+    for child in descendants(pid):
+        try:
+            stat = Path(f"/proc/{child}/stat").read_text()
+        except OSError:
+            continue
+        if stat.rsplit(")", 1)[1].split()[0] != "Z":
+            out.append(child)
+    return out
+
+
+def review_faults(log_dir: str, record: dict[str, Any], level: str = "master", redis_down: float = 3.0,
+                  rq_workers: int = 2, timeout: float = 240.0) -> dict[str, Any]:
+    """One review on a stack of its own (redis-server with an append-only file, `rq_workers`
+    `kashgar worker`s, gunicorn with one web worker): while a part runs, its work horse is SIGKILLed
+    by its pid (its worker lives on); once that part is taken again, `redis-server` is SIGKILLed
+    and started again `redis_down` seconds later on the same port and data directory. What the
+    review kept, and the attempts each fault used (a part's `history` entry is an attempt its
+    worker's death used; one dated after the Redis kill was used by the restart)."""
+    redis_server = RestartableRedis(log_dir, "aof").start()
+    env = dict(REVIEW_ENV, KASHGAR_REDIS_URL=redis_server.url)
+    workers = [Worker(redis_server.url, env=env, log_dir=log_dir).start() for _ in range(rq_workers)]
+    deadline = time.monotonic() + timeout
+    out: dict[str, Any] = {"level": level, "rq_workers": rq_workers, "redis_down_s": redis_down}
+    try:
+        with Gunicorn(env=env, workers=1, log_dir=log_dir) as web:
+            status, accepted = http_json("POST", web.url + "/reviews", {"record": record, "level": level, "seed": 2})
+            if status != 202:
+                raise RuntimeError(f"POST /reviews: {status} {accepted}")
+            url = web.url + accepted["status_url"]
+            out["accepted"] = 1
+
+            def job() -> dict[str, Any]:
+                status, body = http_json("GET", url, timeout=10)
+                if status != 200:
+                    raise RuntimeError(f"GET {url}: {status} {body}")
+                return body  # type: ignore[no-any-return]
+
+            def a_running_horse() -> tuple[int, Worker, list[int]] | None:
+                for p in job()["parts"]:
+                    for w in workers:
+                        if p["status"] == "started" and p["worker"] == f"rq:{w.name}" and w.proc is not None:
+                            found = horses(w.proc.pid)
+                            if found:
+                                return p["index"], w, found
+                return None
+
+            index, victim, pids = wait_until(a_running_horse, deadline - time.monotonic(), interval=0.1,
+                                             what="a part running in a work horse")
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            killed_at = time.monotonic()
+            out["horse_killed"] = {"part": index, "worker": victim.name, "pids": pids}
+
+            def retried_and_running() -> dict[str, Any] | None:
+                for p in job()["parts"]:
+                    if p["history"] and p["status"] == "started" and p["attempt"] == 2:
+                        return p
+                return None
+
+            retried = wait_until(retried_and_running, deadline - time.monotonic(), interval=0.1,
+                                 what="the retried part running")
+            out["retried_part"] = retried["index"]
+            out["retried_part_started_again_after_s"] = round(time.monotonic() - killed_at, 1)
+            redis_killed_at = time.time()
+            redis_server.kill()
+            time.sleep(redis_down)
+            redis_server.start()
+
+            def ended() -> dict[str, Any] | None:
+                body = job()
+                return body if body["status"] in TERMINAL else None
+
+            final = wait_until(ended, deadline - time.monotonic(), interval=0.2, what="the review's end")
+    finally:
+        alive = [w.name for w in workers if w.proc is not None and w.proc.alive()]
+        for w in workers:
+            w.stop()
+        redis_server.stop()
+    result = final.get("result") or {}
+    history = [h for p in final["parts"] for h in p["history"]]
+    total = final["progress"]["decisions_total"]
+    out.update({
+        "status": final["status"],
+        "finished": int(final["status"] == "finished"),
+        "decisions_total": total,
+        "decisions_reviewed": len(result.get("decisions", [])),
+        "decisions_lost": total - len(result.get("decisions", [])),
+        "missing": result.get("missing"),
+        "attempts": {str(p["index"]): p["attempt"] for p in final["parts"]},
+        "attempts_used": len(history),
+        "attempts_used_by_redis_restart": sum(1 for h in history if float(h["at"]) >= redis_killed_at),
+        "history": [dict(h, part=p["index"]) for p in final["parts"] for h in p["history"]],
+        "rq_workers_alive_after": len(alive),
+        "cores": cores(),
+    })
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=float, default=40.0, help="seconds of load")
@@ -269,7 +400,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--reports", default=str(DEFAULT_REPORTS))
     ap.add_argument("--json", default=None, help="also write the figures to this file")
+    ap.add_argument("--review", action="store_true",
+                    help="one review instead of the load: a work horse killed mid-part, then Redis restarted while "
+                         "the retried part runs (--redis-down, --rq-workers, --seed apply)")
+    ap.add_argument("--review-moves", type=int, default=24, help="decisions of the reviewed 2-player game")
+    ap.add_argument("--review-level", default="master")
     args = ap.parse_args(argv)
+    if args.review:
+        return _review_main(args)
 
     logs = Path(args.reports) / f"faults-{args.redis_persistence}-logs"
     logs.mkdir(parents=True, exist_ok=True)
@@ -370,6 +508,22 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
     ok = figures.get("lost", 1) == 0 and figures.get("stuck", 1) == 0 and figures.get("failed_silent", 1) == 0
     print("OK: every accepted job finished or failed visibly" if ok else "NOT OK: jobs lost, stuck or failed silently")
+    return 0 if ok else 1
+
+
+
+def _review_main(args: argparse.Namespace) -> int:
+    logs = Path(args.reports) / "faults-review-logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    figures = review_faults(str(logs), short_record(args.review_moves, 61 + args.seed), args.review_level,
+                            args.redis_down, args.rq_workers)
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+    ok = figures["finished"] == 1 and figures["decisions_lost"] == 0 and figures["attempts_used_by_redis_restart"] == 0
+    print("OK: every decision reviewed, no attempt used by the Redis restart" if ok
+          else "NOT OK: decisions lost, or an attempt used by the Redis restart")
     return 0 if ok else 1
 
 
