@@ -10,8 +10,10 @@ request must have arrived `KASHGAR_CLIENT_TIMEOUT_S` (default 10 s) after its fi
 answered 408 and the connection closed. Each write to a client has that long too. One client
 address holds at most `KASHGAR_CLIENT_CONNECTIONS` of a process's connections at once (the next
 are answered 429 and closed), so slow clients from one address leave the threads to the others;
-many addresses at once are what a buffering proxy in front protects the server from
-(`deploy/nginx.conf`, docs/service.md).
+a request for a health path (`/healthz`, `/readyz`, `/metrics`: `service.clients.OPEN_PATHS`) is
+never refused by it: a connection over the bound waits on the poller, without a thread, for its
+request line, and is let in when it asks for one of those. Many addresses at once are what a
+buffering proxy in front protects the server from (`deploy/nginx.conf`, docs/service.md).
 
 It also answers the errors gunicorn raises itself, before the app sees the request (a request
 line over 4094 bytes: 414; too many or too large headers: 431; a bad Content-Length: 400), with
@@ -25,14 +27,18 @@ import io
 import json
 import logging
 import os
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
 import gunicorn.util
 from gunicorn.workers.gthread import ThreadWorker
 
+from .clients import OPEN_PATHS
 from .config import Settings
 from .errors import PROBLEM_JSON, APIError, http_code
 from .logs import new_request_id
@@ -41,6 +47,8 @@ log = logging.getLogger("kashgar.service")
 
 #: Bytes of the record of the request a process is serving, kept in its gunicorn heartbeat file.
 RECORD_BYTES = 512
+#: Bytes of a request's start looked at to read its path (a connection over the per-address bound).
+HEAD_PEEK = 512
 
 
 def client_timeout_s() -> float:
@@ -118,6 +126,17 @@ class DeadlineSocket:
             self._sock.settimeout(self._timeout)
         self.answered = True
         return result
+
+    def peek(self, size: int) -> bytes | None:
+        """What has arrived on the socket and not been read, up to `size` bytes, left there (None:
+        nothing yet; b"": the client closed it)."""
+        try:
+            data: bytes = self._sock.recv(size, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+        return data
 
     def sendall(self, data: bytes) -> None:
         self._write(self._sock.sendall, data)
@@ -258,10 +277,24 @@ class DeadlineThreadWorker(ThreadWorker):
             conn.sock = DeadlineSocket(conn.sock, self.client_timeout)
         addr = _address(conn.client)
         if self.per_client and self.held.get(addr, 0) >= self.per_client:
-            self.refuse(conn, addr)
-            return
+            head = request_start(conn)
+            if head is None:
+                self.await_head(conn)
+                return
+            if request_path(head) not in OPEN_PATHS:
+                self.refuse(conn, addr)
+                return
         self.held[addr] = self.held.get(addr, 0) + 1
         super().enqueue_req(conn)
+
+    def await_head(self, conn: Any) -> None:
+        """Wait on the poller, without a thread, for what a connection over its address's bound
+        sends first (gunicorn's pending connections: `enqueue_req` again once it is readable, closed
+        after the client timeout)."""
+        conn.sock.setblocking(False)
+        conn.timeout = time.monotonic() + self.client_timeout
+        self.pending_conns.append(conn)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self.on_pending_socket_readable, conn))
 
     def finish_request(self, conn: Any, fs: Any) -> None:
         addr = _address(conn.client)
@@ -311,6 +344,29 @@ class DeadlineThreadWorker(ThreadWorker):
         if self.serving:
             self.log.error("worker timeout: %s", describe(self.serving))
         super().handle_abort(sig, frame)
+
+
+def request_start(conn: Any) -> bytes | None:
+    """The start of the next request on `conn` (what gunicorn's parser read ahead, then what
+    waits on the socket), up to HEAD_PEEK bytes, none of it consumed (None: nothing yet)."""
+    parser = getattr(conn, "parser", None)
+    ahead: bytes = parser.unreader.buf.getvalue() if parser is not None else b""
+    if len(ahead) >= HEAD_PEEK:
+        return ahead
+    waiting = conn.sock.peek(HEAD_PEEK - len(ahead)) if isinstance(conn.sock, DeadlineSocket) else b""
+    if waiting is None:
+        return ahead or None
+    return ahead + waiting
+
+
+def request_path(head: bytes) -> str | None:
+    """The path of the request line `head` starts with (`GET /healthz?x HTTP/1.1`: `/healthz`);
+    None while its target has not arrived whole."""
+    _, sp, rest = head.partition(b" ")
+    target, sp2, _ = rest.partition(b" ")
+    if not (sp and sp2):
+        return None
+    return target.split(b"?", 1)[0].decode("latin-1")
 
 
 def _address(addr: Any) -> str:
