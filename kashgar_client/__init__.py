@@ -23,6 +23,7 @@ from .answers import (
 )
 from .client import Answer, KashgarClient, retry_after_seconds
 from .errors import JobFailed, JobTimeout, KashgarAPIError, KashgarError, KashgarUnreachable
+from .events import JobEvent
 
 __all__ = [
     "Accepted",
@@ -31,6 +32,7 @@ __all__ = [
     "Applied",
     "Decision",
     "Job",
+    "JobEvent",
     "JobFailed",
     "JobProgress",
     "JobStatus",

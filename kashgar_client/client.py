@@ -13,12 +13,13 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .answers import Accepted, Applied, Decision, Job, Level, Position, State, Suggestion
 from .errors import JobFailed, JobTimeout, KashgarAPIError, KashgarUnreachable
+from .events import JobEvent, read_events
 
 __all__ = ["KashgarClient", "Answer", "retry_after_seconds"]
 
@@ -251,6 +252,52 @@ class KashgarClient:
             if deadline is not None and time.monotonic() > deadline:
                 raise JobTimeout(seen.job_id, seen.status, timeout)
             self._sleep(poll_interval)
+
+    def events(self, job: str | Accepted, *, timeout: float | None = 3600.0) -> Iterator[JobEvent]:
+        """The job as it happens, from its Server-Sent Events stream: `progress` events, a review's
+        `decision` events (each decision once), and last an `end` event with the job (`event.job`),
+        after which the iteration stops. A stream the server ends after its lifetime is opened again;
+        JobTimeout after `timeout` s (the job goes on); KashgarAPIError for an unknown job (404)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        job_id = job.job_id if isinstance(job, Accepted) else job
+        seen: set[int] = set()
+        while True:
+            for event in self._stream(self._job_path(job) + "/events"):
+                if event.kind == "error":  # the job is gone (its result expired)
+                    raise KashgarAPIError(404, event.data, {}, None)
+                if event.kind == "timeout":
+                    break  # the stream's lifetime passed: open it again
+                move = int(event.decision.get("move", -1)) if event.decision is not None else None
+                if move is not None:
+                    if move in seen:
+                        continue  # sent again by a stream opened again
+                    seen.add(move)
+                yield event
+                if event.kind == "end":
+                    return
+                if deadline is not None and time.monotonic() > deadline:
+                    raise JobTimeout(job_id, event.status or "started", timeout)
+
+    def _stream(self, path: str) -> Iterator[JobEvent]:
+        headers = {"Accept": "text/event-stream", "User-Agent": USER_AGENT}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        url = self.url(path)
+        req = urllib.request.Request(url, method="GET", headers=headers)
+        try:
+            resp = urllib.request.urlopen(req, timeout=self.timeout)
+        except urllib.error.HTTPError as err:
+            raw, ctype = err.read(), err.headers.get("Content-Type", "")
+            payload: Any = json.loads(raw) if "json" in ctype and raw else raw.decode("utf-8", "replace")
+            raise KashgarAPIError(err.code, payload, dict(err.headers.items()),
+                                  retry_after_seconds(err.headers.get("Retry-After"))) from None
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+            raise KashgarUnreachable(f"GET {url}: {getattr(exc, 'reason', None) or exc}") from exc
+        with resp:
+            try:
+                yield from read_events(resp)
+            except (OSError, http.client.HTTPException) as exc:
+                raise KashgarUnreachable(f"GET {url}: the stream broke: {exc}") from exc
 
     def _job_path(self, job: str | Accepted) -> str:
         if isinstance(job, Accepted):
