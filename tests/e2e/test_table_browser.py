@@ -1,7 +1,10 @@
 """The web table in a real browser: headless Chromium (Debian's `chromium`, driven by Playwright)
 against a real `kashgar serve` (gunicorn, two web processes). A whole game against `novice` by
 clicks and keys at phone width; nothing the page receives (responses, DOM, script state) holds
-the deck order, the seed or a bot's unseen cards, and a changed token is refused; a hint.
+the deck order, the seed or a bot's unseen cards, and a changed token is refused; a hint; a game
+of the form's defaults (a random seed) reviewed, downloaded, loaded back and reviewed again, as
+`kashgar review` reviews it; a review's marks bring their position into view; the API key asked
+for only by a server that needs one.
 
 `KASHGAR_SCREENSHOT_DIR=docs/img` keeps the screenshots of the start and the end of a game there
 (`scripts/screenshots`)."""
@@ -82,6 +85,26 @@ def shot(page: Any, name: str, tmp: Path) -> None:
     where.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(where / name), full_page=True)
     assert (where / name).stat().st_size > 10_000
+
+
+def play_to_the_end(page: Any, rng: random.Random) -> None:
+    """The person's decisions, each a random one of those offered, until the game is over."""
+    for _ in range(MAX_DECISIONS):
+        if over(page):
+            return
+        buttons = page.query_selector_all("button.decision")
+        buttons[rng.randrange(len(buttons))].click()
+        wait_turn(page)
+    raise AssertionError(f"no game over after {MAX_DECISIONS} decisions")
+
+
+def review_at_the_table(page: Any, level: str) -> dict[str, Any]:
+    """The review the page shows, judged by `level` (the figures the page holds, but its time)."""
+    page.select_option("#review-level", level)
+    page.click("#review-start")
+    page.wait_for_selector("#review-svg polyline", timeout=300_000)
+    review = page.evaluate("window.kashgarTable.snapshot()")["review"]
+    return {k: v for k, v in review.items() if k != "elapsed_ms"}
 
 
 def test_a_whole_game_against_novice_at_phone_width(browser: Any, unkeyed: Gunicorn) -> None:
@@ -166,7 +189,7 @@ def _play_checking_secrets(page: Any, bodies: list[dict[str, Any]], rng: random.
 
 def test_the_page_never_receives_what_the_person_may_not_know(browser: Any, keyed: Gunicorn, unkeyed: Gunicorn,
                                                              tmp_path: Path) -> None:
-    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
     bodies: list[dict[str, Any]] = []
 
     def keep(resp: Any) -> None:
@@ -231,49 +254,140 @@ def _finished_record(seed: int) -> dict[str, Any]:
     return records.record_from_moves(moves, players=2, seed=seed, levels=[None, "novice"])
 
 
-def test_a_finished_game_is_reviewed_and_a_marker_shows_its_position(browser: Any, unkeyed: Gunicorn,
-                                                                      tmp_path: Path,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    from kashgar_cli import main
+def in_view(page: Any, selector: str) -> bool:
+    """Whether the element's top is within the window (at or below its top, above its bottom; a
+    scroll to an element's top may leave it a fraction of a pixel above, as device pixels round)."""
+    return bool(page.eval_on_selector(selector, "e => { const r = e.getBoundingClientRect(); "
+                                                "return r.height > 0 && r.top > -1 && r.top < window.innerHeight; }"))
 
+
+def shows_the_position_of(page: Any, d: dict[str, Any]) -> None:
+    """After a click on move `d` of the review: the position as the person saw it, in view, with
+    the move played and the better one marked among its decisions (not to be played)."""
+    page.wait_for_selector("#review-back")
+    page.wait_for_function("() => { const r = document.getElementById('decide').getBoundingClientRect(); "
+                           "return r.top > -1 && r.top < window.innerHeight; }")
+    assert in_view(page, "#decide") and in_view(page, "#position-note")
+    assert page.inner_text("#ask") == f"Move {d['move']}: the position as you saw it"
+    assert all(b.is_disabled() for b in page.locator("button.decision").all())
+    assert page.locator("button.decision.played").count() == 1 == page.locator("button.decision.better").count()
+    assert d["played_words"] in page.inner_text("button.decision.played")
+    assert d["best_words"] in page.inner_text("button.decision.better")
+    assert page.eval_on_selector("button.decision.played", "b => b.dataset.text") == d["played"]
+    assert page.eval_on_selector("button.decision.better", "b => b.dataset.text") == d["best"]
+    note = page.inner_text("#position-note")
+    assert f"Move {d['move']}" in note and d["best_words"] in note and "better:" in note
+    assert page.locator(f"#review [data-move='{d['move']}'].chosen").count() == 2  # its mark and its line
+    # numbers as people read them: whole percent, VP to one decimal
+    assert re.search(r"win chance \d+%, -?\d+\.\d VP expected\); better: ", note), note
+    assert not re.search(r"\d\.\d\d", note), note
+
+
+def test_a_review_marks_by_class_and_a_click_brings_the_position_into_view(browser: Any, unkeyed: Gunicorn,
+                                                                           tmp_path: Path) -> None:
     record = _finished_record(17)
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
-    page = browser.new_page(viewport={"width": 900, "height": 1000})
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(dict(record, moves=record["moves"][:3] + [dict(record["moves"][3], decision="c9:a")])))
+    page = browser.new_page(viewport={"width": 1000, "height": 800})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(unkeyed.url + "/")
     page.wait_for_selector("#level-0 option[value='novice']", state="attached")
+    page.set_input_files("#load-record", str(broken))  # an error, gone once a game starts
+    page.wait_for_function("() => document.getElementById('setup-error').textContent.includes('/record/moves/3')")
     page.set_input_files("#load-record", str(path))
     page.wait_for_selector("#result:not([hidden])")  # the loaded game is over
-    assert page.is_visible("#review-start")
-    page.select_option("#review-level", "advanced")
-    page.click("#review-start")
-    page.wait_for_selector("#review-svg polyline", timeout=180_000)
-    review = page.evaluate("window.kashgarTable.snapshot()")["review"]
-    # the page's review and the CLI's of the same record give the same figures
-    assert main.main(["review", str(path), "--level", "advanced", "--json"]) == 0
-    cli = json.loads(capsys.readouterr().out)
-    assert {k: v for k, v in review.items() if k != "elapsed_ms"} == cli
-    # a graph line per seat, a marker per lost chance, each listed in words
+    assert page.inner_text("#setup-error") == ""
+    review = review_at_the_table(page, "skilled")
+    # a graph line per seat, its moves numbered, a mark per lost chance (its shape by class), each listed
     assert page.locator("#review-svg polyline").count() == 2
+    numbers = [int(t) for t in page.eval_on_selector_all("#review-svg .move-number",
+                                                         "ns => ns.map(n => n.textContent)")]
+    assert numbers[0] == 1 and len(numbers) >= 5 and numbers == sorted(numbers) and numbers[-1] <= len(record["moves"])
     flagged = [d for d in review["decisions"] if d["class"]]
-    assert page.locator("#review-svg circle.marker").count() == len(flagged) > 0
+    shape = {"inaccuracy": "circle", "mistake": "rect", "blunder": "polygon"}
+    assert page.locator("#review-svg .marker").count() == len(flagged) > 0
+    for d in flagged:
+        mark = page.locator(f"#review-svg .marker[data-move='{d['move']}']")
+        assert mark.evaluate("m => m.tagName") == shape[d["class"]]
+        assert mark.get_attribute("class") == f"marker {d['class']}"
+    legend = page.inner_text("#review-graph .legend.classes")
+    assert all(c in legend for c in shape)
+    assert [page.locator(f"#review-graph .legend-{c} {t}").count() for c, t in shape.items()] == [1, 1, 1]
     assert page.locator("#review-moves button.review-move").count() == len(flagged)
-    mine = next(d for d in flagged if d["seat"] == 0)
+    mine = [d for d in flagged if d["seat"] == 0]
+    assert mine, flagged
     shot(page, "table-review.png", tmp_path)
-    page.click(f"#review-svg circle.marker[data-move='{mine['move']}']")
-    page.wait_for_selector("#review-back")
-    detail = page.inner_text("#review-detail")
-    assert f"Move {mine['move']}" in detail and mine["best_words"] in detail and "better:" in detail
-    assert page.inner_text("#ask") == f"Move {mine['move']}: the position as you saw it"
-    # the position is a look, not a game to go on with
-    assert all(b.is_disabled() for b in page.locator("button.decision").all())
-    legal_texts = page.inner_text("#decisions")
-    assert mine["played_words"] in legal_texts and mine["best_words"] in legal_texts
+    # a mark: the position comes into view
+    page.click(f"#review-svg .marker[data-move='{mine[0]['move']}']")
+    shows_the_position_of(page, mine[0])
     page.click("#review-back")
     page.wait_for_selector("#result:not([hidden])")
+    assert page.locator("button.decision").count() == 0 and page.is_hidden("#position-note")
+    # a line of the list: the same
+    page.click(f"#review-moves button.review-move[data-move='{mine[-1]['move']}']")
+    shows_the_position_of(page, mine[-1])
+    page.click("#review-back")
+    page.wait_for_selector("#result:not([hidden])")
+    # a new game finds no review, no position and no error of the last one
+    page.click("#again")
+    assert page.is_visible("#setup") and page.inner_text("#setup-error") == ""
+    start(page, unkeyed.url)
+    assert page.is_hidden("#review") and page.is_hidden("#position-note")
+    assert all(t == "" for t in page.locator(".error").all_inner_texts())
     assert not errors, errors
+
+
+def test_a_default_game_is_reviewed_downloaded_loaded_back_and_reviewed_again(browser: Any, unkeyed: Gunicorn,
+                                                                              capsys: pytest.CaptureFixture[str]
+                                                                              ) -> None:
+    """The form as it comes (no seed: the service draws one), a whole game, its review, its record
+    downloaded and loaded back, the review again; `kashgar review` of the file gives the same."""
+    from engine_ext import record as records
+    from kashgar_cli import main
+
+    page = browser.new_page(viewport={"width": 1000, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    start(page, unkeyed.url)
+    play_to_the_end(page, random.Random(3))
+    result = page.inner_text("#result")
+    seed = int(re.search(r"Seed: (\d+)", result).group(1))  # type: ignore[union-attr]
+    assert 0 <= seed < 2**53
+    review = review_at_the_table(page, "novice")
+    with page.expect_download() as got:
+        page.click("#download")
+    path = Path(got.value.path())
+    record = json.loads(path.read_text())
+    assert record["seed"] == seed and record["seats"][1]["level"] == "novice"
+    assert records.replay(record).is_terminal
+    page.click("#again")
+    page.set_input_files("#load-record", str(path))
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result") == result
+    assert page.is_hidden("#review-svg") or page.locator("#review-svg").count() == 0
+    assert review_at_the_table(page, "novice") == review
+    assert main.main(["review", str(path), "--level", "novice", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == review
+    assert not errors, errors
+
+
+def test_the_api_key_is_asked_for_only_by_a_server_that_needs_one(browser: Any, unkeyed: Gunicorn,
+                                                                  tmp_path: Path) -> None:
+    page = browser.new_page(viewport={"width": 800, "height": 900})
+    page.goto(unkeyed.url + "/")
+    page.wait_for_selector("#level-0 option[value='novice']", state="attached")
+    assert page.is_hidden("#api-key-row") and page.is_hidden("#api-key")
+    with Gunicorn(env=dict(ENV, KASHGAR_API_KEYS="k-browser"), workers=1, log_dir=str(tmp_path)) as keyed_server:
+        page.goto(keyed_server.url + "/")
+        page.wait_for_selector("#api-key", state="visible")
+        assert "this server needs one" in page.inner_text("#api-key-row")
+        page.fill("#api-key", "k-browser")
+        page.click("#start")
+        wait_turn(page)
+        assert page.inner_text("#ask").startswith("Your turn") and page.inner_text("#setup-error") == ""
 
 
 def test_the_hint_offers_only_levels_answered_at_once(browser: Any, tmp_path: Path) -> None:

@@ -7,7 +7,7 @@
   const pauseMs = Number(document.body.dataset.pauseMs || 0);
   const RESOURCES = ["ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules"];
   const state = { levels: [], defaultLevel: null, token: null, body: null, busy: false, review: null,
-    reviewRecord: null, final: null, showing: null };
+    recordBody: null, recordMoves: 0, final: null, showing: null };
 
   // what the script holds, for a look from outside (the browser tests read it)
   window.kashgarTable = { snapshot: () => JSON.parse(JSON.stringify(state)) };
@@ -21,6 +21,9 @@
     return node;
   }
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // numbers as people read them: a chance in whole percent, VP to one decimal
+  const pct = (p) => (typeof p === "number" ? `${Math.round(p * 100)}%` : "?");
+  const vp = (v) => (typeof v === "number" ? v.toFixed(1) : "?");
 
   // A server with API keys asks for one (401/403): the person types it once, the tab keeps it.
   function authHeaders() {
@@ -35,25 +38,65 @@
     }
   }
 
-  async function get(path) {
-    const resp = await fetch(path, { headers: authHeaders() });
-    needKey(resp);
-    let data = {};
-    try { data = await resp.json(); } catch (e) { data = {}; }
-    if (!resp.ok) throw new Error(data.message || `HTTP ${resp.status}`);
-    return data;
+  // A JavaScript number is a double: an integer from 2**53 on is not kept exactly. What the page
+  // reads keeps such a number as the digits the service wrote (a string, where the browser gives
+  // JSON.parse the source text), and a game record goes back to the service as the text the
+  // service wrote, never parsed and written again: its seed (another tool's record may hold one
+  // up to 2**63) names its deal exactly.
+  const parse = (text) => JSON.parse(text, (key, value, context) =>
+    (Number.isInteger(value) && !Number.isSafeInteger(value) && context && typeof context.source === "string"
+      ? context.source : value));
+  // the text of a JSON object with `fields` added (the object's own text kept as it is)
+  function withFields(objectText, fields) {
+    const text = objectText.trim();
+    const extra = JSON.stringify(fields).slice(1, -1);
+    if (!extra) return text;
+    return /^\{\s*\}$/.test(text) ? `{${extra}}` : `${text.slice(0, -1)},${extra}}`;
+  }
+  // the record's text in an answer of POST /table/record (`{"record": ...}`)
+  function recordText(answerText) {
+    const m = /^\s*\{\s*"record"\s*:\s*([\s\S]*)\}\s*$/.exec(answerText);
+    if (!m) throw new Error("the answer holds no record");
+    return m[1].trim();
+  }
+  // JSON text laid out one value a line, its numbers and strings as they were written
+  function indented(text) {
+    let out = "", depth = 0, quoted = false;
+    const pad = () => `\n${" ".repeat(depth)}`;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (quoted) {
+        out += c;
+        if (c === "\\") out += text[++i]; else if (c === '"') quoted = false;
+      } else if (c === '"') { quoted = true; out += c; }
+      else if ((c === "{" || c === "[") && (text[i + 1] === "}" || text[i + 1] === "]")) { out += c + text[++i]; }
+      else if (c === "{" || c === "[") { depth++; out += c + pad(); }
+      else if (c === "}" || c === "]") { depth--; out += pad() + c; }
+      else if (c === ",") out += `,${pad()}`;
+      else if (c === ":") out += ": ";
+      else if (!/\s/.test(c)) out += c;
+    }
+    return `${out}\n`;
   }
 
-  async function call(path, body) {
-    const resp = await fetch(path, {
-      method: "POST", headers: { "Content-Type": "application/json", ...authHeaders() }, body: JSON.stringify(body),
-    });
+  async function read(resp) {
     needKey(resp);
+    const raw = await resp.text();
     let data = {};
-    try { data = await resp.json(); } catch (e) { data = {}; }
+    try { data = parse(raw); } catch (e) { data = {}; }
     if (!resp.ok) throw new Error(data.message ? `${data.message}${data.pointer ? ` (${data.pointer})` : ""}` : `HTTP ${resp.status}`);
-    return data;
+    return { data, raw, resp };
   }
+
+  const get = async (path) => (await read(await fetch(path, { headers: authHeaders() }))).data;
+
+  // POST a body given as JSON text; the answer parsed, its text and the response
+  async function send(path, bodyText) {
+    return read(await fetch(path, {
+      method: "POST", headers: { "Content-Type": "application/json", ...authHeaders() }, body: bodyText,
+    }));
+  }
+  const call = async (path, body) => (await send(path, JSON.stringify(body))).data;
 
   // ---- setup -----------------------------------------------------------------------------
   function levelSelect(id, chosen) {
@@ -108,17 +151,31 @@
     if ($("variant").value === "all") body.variant = "all";
     const seed = $("seed").value.trim();
     if (seed !== "") {
-      if (!/^[0-9]+$/.test(seed)) { $("setup-error").textContent = "The seed is a whole number (or empty: random)."; return; }
+      // below 2**53: the number stays exact in the page, and in the record it reads back
+      if (!/^[0-9]+$/.test(seed) || !Number.isSafeInteger(Number(seed))) {
+        $("setup-error").textContent = `The seed is a whole number from 0 to ${Number.MAX_SAFE_INTEGER} (or empty: random).`;
+        return;
+      }
       body.seed = Number(seed);
     }
-    await begin("/table/new", body, $("setup-error"));
+    await begin("/table/new", JSON.stringify(body), $("setup-error"));
   }
 
-  async function begin(path, body, errorBox) {
+  // the table as a new game finds it: no review, no position shown, no error of the last game
+  function clearTable() {
+    state.token = null; state.body = null; state.final = null; state.review = null; state.showing = null;
+    state.recordBody = null; state.recordMoves = 0;
+    for (const id of ["review-summary", "review-graph", "review-moves", "review-detail", "review-progress",
+      "log", "hint-out", "position-note"]) $(id).replaceChildren();
+    for (const box of document.querySelectorAll(".error")) box.textContent = "";
+    $("position-note").hidden = true;
+    $("review").hidden = true;
+  }
+
+  async function begin(path, bodyText, errorBox) {
     try {
-      const data = await call(path, body);
-      $("log").replaceChildren();
-      $("hint-out").replaceChildren();
+      const { data } = await send(path, bodyText);
+      clearTable();
       $("setup").hidden = true;
       $("table").hidden = false;
       await take(data);
@@ -132,10 +189,11 @@
     if (!file) return;
     $("setup-error").textContent = "";
     file.text().then((text) => {
-      let record;
-      try { record = JSON.parse(text); } catch (e) { $("setup-error").textContent = "That file is not JSON."; return; }
-      const doc = record && record.record ? record.record : record;
-      begin("/table/load", { record: doc }, $("setup-error"));
+      let doc;
+      try { doc = JSON.parse(text); } catch (e) { $("setup-error").textContent = "That file is not JSON."; return; }
+      // a record, or POST /table/record's answer holding one: sent as the file writes it
+      const answer = doc && typeof doc === "object" && doc.record && typeof doc.record === "object" && !("schema" in doc);
+      begin("/table/load", answer ? text : `{"record":${text}}`, $("setup-error"));
     });
     ev.target.value = "";
   }
@@ -178,7 +236,6 @@
     out.replaceChildren(el("p", { text: "Thinking..." }));
     try {
       const h = await call("/table/hint", { token: state.token, level: $("hint-level").value });
-      const pct = (p) => (typeof p === "number" ? `${Math.round(p * 100)}%` : "?");
       const alts = el("ul", {});
       for (const a of h.alternatives) alts.append(el("li", { text: `${a.description}: win chance ${pct(a.win_prob)}` }));
       out.replaceChildren(
@@ -192,11 +249,21 @@
     }
   }
 
+  // the finished game's record: the answer of POST /table/record, as text (kept for the review)
+  async function finalRecord() {
+    if (!state.recordBody) {
+      const { data, raw } = await send("/table/record", JSON.stringify({ token: state.final.token }));
+      state.recordBody = raw;
+      state.recordMoves = data.record.moves.length;
+    }
+    return state.recordBody;
+  }
+
   async function download() {
     try {
-      const data = await call("/table/record", { token: state.token });
-      const blob = new Blob([JSON.stringify(data.record, null, 1)], { type: "application/json" });
-      const a = el("a", { href: URL.createObjectURL(blob), download: `kashgar-game-${data.record.seed}.json` });
+      const text = recordText(await finalRecord());
+      const blob = new Blob([indented(text)], { type: "application/json" });
+      const a = el("a", { href: URL.createObjectURL(blob), download: `kashgar-game-${state.final.result.seed}.json` });
       document.body.append(a);
       a.click();
       a.remove();
@@ -300,12 +367,14 @@
 
     $("ask").textContent = data.is_terminal ? "Game over" : data.ask;
     const buttons = data.legal.map((item) => {
-      const b = el("button", { type: "button", class: "decision" }, el("span", { text: item.description }),
+      const b = el("button", { type: "button", class: "decision", "data-text": item.text }, el("span", { text: item.description }),
         el("code", { text: item.text }));
       b.addEventListener("click", () => decide(item));
       return b;
     });
     $("decisions").replaceChildren(...buttons);
+    $("decide").classList.remove("look");  // a position from the review marks it again
+    $("position-note").hidden = true;
     $("hint").disabled = data.is_terminal;
     document.querySelector(".hint-bar").hidden = data.is_terminal;
 
@@ -331,25 +400,35 @@
 
   // ---- the review ------------------------------------------------------------------------
   // POST /reviews with the game's record, the job followed to its end; a win-chance graph per
-  // seat (SVG drawn here), the lost chances marked on it and listed; a click shows the position.
+  // seat (SVG drawn here, its moves numbered), the lost chances marked on it (a class by its
+  // shape, size and outline) and listed. A click on a mark or a line says the move in words beside
+  // the graph and, for the person's own decisions, brings the position as they saw it into view,
+  // the move played and the better one marked among its decisions.
   const CLASSES = { inaccuracy: "?!", mistake: "?", blunder: "??" };
   const COLOURS = ["#1f6feb", "#c2410c", "#15803d", "#7c3aed"];
-  const pct = (p) => (typeof p === "number" ? `${Math.round(p * 100)}%` : "?");
   const seatName = (i) => (state.final && state.final.names ? state.final.names[i] : `seat ${i + 1}`);
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = (tag, attrs) => {
+    const node = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+    return node;
+  };
+
+  // a lost chance's mark at (cx, cy): a small circle, a larger square, a larger triangle
+  function mark(cls, cx, cy) {
+    const node = cls === "inaccuracy" ? svg("circle", { cx, cy, r: 4.5 })
+      : cls === "mistake" ? svg("rect", { x: cx - 6, y: cy - 6, width: 12, height: 12 })
+        : svg("polygon", { points: `${cx},${cy - 10} ${cx + 9},${cy + 6} ${cx - 9},${cy + 6}` });
+    node.setAttribute("class", `marker ${cls}`);
+    return node;
+  }
 
   async function startReview() {
     $("review-error").textContent = "";
     $("review-start").disabled = true;
     $("review-progress").textContent = "Sending the game...";
     try {
-      const rec = (await call("/table/record", { token: state.token })).record;
-      const resp = await fetch("/reviews", {
-        method: "POST", headers: { "Content-Type": "application/json", ...authHeaders() },
-        body: JSON.stringify({ record: rec, level: $("review-level").value }),
-      });
-      needKey(resp);
-      const accepted = await resp.json();
-      if (!resp.ok) throw new Error(accepted.message || `HTTP ${resp.status}`);
+      const { data: accepted, resp } = await send("/reviews", withFields(await finalRecord(), { level: $("review-level").value }));
       const url = resp.headers.get("Location") || accepted.status_url;
       let job;
       for (;;) {
@@ -361,7 +440,6 @@
         await sleep(400);
       }
       state.review = job.result;
-      state.reviewRecord = rec;
       $("review-progress").textContent = `Reviewed ${job.result.reviewed} decisions at ${job.result.level}.`;
       drawReview(job.result);
     } catch (e) {
@@ -384,6 +462,7 @@
     }
     $("review-summary").replaceChildren(table);
     $("review-graph").replaceChildren(graph(r));
+    $("review-detail").replaceChildren();
     const items = r.decisions.filter((d) => d.class).map((d) => {
       const b = el("button", { type: "button", class: `review-move ${d.class}`, "data-move": String(d.move) },
         `Move ${d.move}, ${seatName(d.seat)} ${CLASSES[d.class]} ${d.class}: ${d.played_words} (${pct(d.played_win_prob)}); `
@@ -395,63 +474,102 @@
   }
 
   function graph(r) {
-    const NS = "http://www.w3.org/2000/svg";
-    const svg = (tag, attrs) => {
-      const node = document.createElementNS(NS, tag);
-      for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-      return node;
-    };
-    const W = 640, H = 220, L = 36, B = 20, T = 8;
-    const last = Math.max(1, (state.reviewRecord ? state.reviewRecord.moves.length : 0), ...r.decisions.map((d) => d.move));
-    const x = (m) => L + ((W - L - 8) * (m - 1)) / Math.max(1, last - 1);
+    const W = 640, H = 240, L = 36, R = 12, B = 36, T = 12;
+    const last = Math.max(1, state.recordMoves, ...r.decisions.map((d) => d.move));
+    const x = (m) => L + ((W - L - R) * (m - 1)) / Math.max(1, last - 1);
     const y = (p) => T + (H - T - B) * (1 - p);
+    const text = (attrs, words) => { const t = svg("text", attrs); t.textContent = words; return t; };
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", id: "review-svg",
-      "aria-label": "Each seat's win chance across the game, with its lost chances marked" });
+      "aria-label": "Each seat's win chance across the game, move by move, with its lost chances marked" });
     for (const p of [0, 0.5, 1]) {
-      root.append(svg("line", { x1: L, x2: W - 8, y1: y(p), y2: y(p), class: "grid" }));
-      const t = svg("text", { x: 2, y: y(p) + 4, class: "axis" }); t.textContent = pct(p); root.append(t);
+      root.append(svg("line", { x1: L, x2: W - R, y1: y(p), y2: y(p), class: "grid" }));
+      root.append(text({ x: 2, y: y(p) + 4, class: "axis" }, pct(p)));
     }
+    // the moves axis: move 1, then every `step` moves (about ten numbers at most)
+    const step = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500].find((n) => last / n <= 10) || 1000;
+    const ticks = [1];
+    for (let m = step; m <= last; m += step) if (m - 1 >= step / 2) ticks.push(m);
+    for (const m of ticks) {
+      root.append(svg("line", { x1: x(m), x2: x(m), y1: H - B, y2: H - B + 4, class: "tick" }));
+      root.append(text({ x: x(m), y: H - B + 16, class: "axis move-number", "text-anchor": "middle" }, String(m)));
+    }
+    root.append(text({ x: (L + W - R) / 2, y: H - 3, class: "axis", "text-anchor": "middle" }, "move"));
     const seats = [...new Set(r.decisions.map((d) => d.seat))].sort();
     for (const seat of seats) {
       const mine = r.decisions.filter((d) => d.seat === seat);
       const chance = (d) => (typeof d.played_win_prob === "number" ? d.played_win_prob : d.best_win_prob);
       const pts = mine.filter((d) => typeof chance(d) === "number").map((d) => `${x(d.move).toFixed(1)},${y(chance(d)).toFixed(1)}`);
       root.append(svg("polyline", { points: pts.join(" "), class: "chance", stroke: COLOURS[seat % 4], "data-seat": seat }));
-      for (const d of mine.filter((d) => d.class)) {
-        const dot = svg("circle", { cx: x(d.move), cy: y(chance(d)), r: 6, class: `marker ${d.class}`,
-          fill: COLOURS[seat % 4], "data-move": d.move, tabindex: 0 });
-        const tip = svg("title", {}); tip.textContent = `Move ${d.move}, ${seatName(seat)}: ${d.class}`;
+      for (const d of mine.filter((d) => d.class && typeof chance(d) === "number")) {
+        const dot = mark(d.class, x(d.move), y(chance(d)));
+        for (const [k, v] of Object.entries({ fill: COLOURS[seat % 4], "data-move": d.move, "data-seat": seat, tabindex: 0, role: "button" })) {
+          dot.setAttribute(k, String(v));
+        }
+        const tip = svg("title", {});
+        tip.textContent = `Move ${d.move}, ${seatName(seat)}: ${d.class} ${CLASSES[d.class]}`;
         dot.append(tip);
         dot.addEventListener("click", () => showDecision(d));
-        dot.addEventListener("keydown", (e) => { if (e.key === "Enter") showDecision(d); });
+        dot.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); showDecision(d); } });
         root.append(dot);
       }
     }
-    const legend = el("p", { class: "legend" }, ...seats.map((s) => el("span", { style: `color:${COLOURS[s % 4]}`, text: `● ${seatName(s)} ` })));
-    return el("figure", {}, root, legend);
+    const seatsLegend = el("p", { class: "legend" }, ...seats.map((s) => el("span", { style: `color:${COLOURS[s % 4]}`, text: `● ${seatName(s)} ` })));
+    const classLegend = el("p", { class: "legend classes" }, ...Object.keys(CLASSES).map((c) => {
+      const icon = svg("svg", { width: 22, height: 22, viewBox: "0 0 22 22", "aria-hidden": "true" });
+      icon.append(mark(c, 11, 12));
+      return el("span", { class: `legend-${c}` }, icon, ` ${c} ${CLASSES[c]}`);
+    }));
+    return el("figure", {}, root, seatsLegend, classLegend);
+  }
+
+  // the mark and the line of move `move` shown as chosen
+  function choose(move) {
+    for (const node of document.querySelectorAll("#review .chosen")) node.classList.remove("chosen");
+    for (const node of document.querySelectorAll(`#review [data-move="${move}"]`)) node.classList.add("chosen");
+  }
+
+  // the decisions of a position shown from the review: the one played and the better one marked
+  function markDecisions(d) {
+    for (const b of $("decisions").querySelectorAll("button.decision")) {
+      const marks = [];
+      if (b.dataset.text === d.played) marks.push(["played", "played"]);
+      if (b.dataset.text === d.best) marks.push(["better", "better"]);
+      for (const [cls, label] of marks.reverse()) {
+        b.classList.add(cls);
+        b.prepend(el("span", { class: `mark ${cls}`, text: label }));
+      }
+    }
   }
 
   async function showDecision(d) {
-    const words = el("p", { class: "review-words" },
-      el("strong", { text: `Move ${d.move}, ${seatName(d.seat)}${d.class ? ` (${d.class})` : ""}: ` }),
-      `played ${d.played_words} (win chance ${pct(d.played_win_prob)}, ${d.played_expected_vp ?? "?"} VP expected); `,
-      `better: ${d.best_words} (win chance ${pct(d.best_win_prob)}, ${d.best_expected_vp ?? "?"} VP expected).`);
-    const back = el("button", { type: "button", id: "review-back" }, "Back to the end of the game");
-    back.addEventListener("click", backToEnd);
-    $("review-detail").replaceChildren(words);
+    const words = () => el("p", { class: "review-words" },
+      el("strong", { text: `Move ${d.move}, ${seatName(d.seat)}${d.class ? ` (${d.class} ${CLASSES[d.class]})` : ""}: ` }),
+      `played ${d.played_words} (win chance ${pct(d.played_win_prob)}, ${vp(d.played_expected_vp)} VP expected); `,
+      `better: ${d.best_words} (win chance ${pct(d.best_win_prob)}, ${vp(d.best_expected_vp)} VP expected).`);
+    $("review-error").textContent = "";
+    $("review-detail").replaceChildren(words());
+    choose(d.move);
     state.showing = d.move;
-    if (!state.final || d.seat !== state.final.seat) return;  // the person's own decisions show their position
+    if (!state.final || d.seat !== state.final.seat) {  // the person's own decisions show their position
+      $("review-detail").scrollIntoView({ block: "nearest" });
+      return;
+    }
     try {
-      const rec = { ...state.reviewRecord, moves: state.reviewRecord.moves.slice(0, d.move - 1) };
-      delete rec.result;
-      const data = await call("/table/load", { record: rec });
+      const { data } = await send("/table/load", withFields(await finalRecord(), { moves: d.move - 1 }));
+      if (state.showing !== d.move) return;  // another move was chosen meanwhile
       state.token = data.token;
       render(data);
       for (const b of $("decisions").querySelectorAll("button")) b.disabled = true;  // a look, not a new game
       document.querySelector(".hint-bar").hidden = true;
       $("ask").textContent = `Move ${d.move}: the position as you saw it`;
-      $("review-detail").replaceChildren(words, back);
+      markDecisions(d);
+      const back = el("button", { type: "button", id: "review-back" }, "Back to the end of the game");
+      back.addEventListener("click", backToEnd);
+      $("position-note").replaceChildren(words(), back);
+      $("position-note").hidden = false;
+      $("decide").classList.add("look");
       $("review").hidden = false;
+      $("decide").scrollIntoView({ block: "start" });
     } catch (e) {
       $("review-error").textContent = `No position: ${e.message}`;
     }
@@ -463,6 +581,7 @@
     state.showing = null;
     render(state.final);
     $("review-detail").replaceChildren();
+    $("review-graph").scrollIntoView({ block: "start" });
   }
 
   // ---- wiring ----------------------------------------------------------------------------
@@ -472,9 +591,7 @@
   $("hint").addEventListener("click", hint);
   $("review-start").addEventListener("click", startReview);
   $("again").addEventListener("click", () => {
-    state.token = null; state.body = null; state.final = null; state.review = null; state.showing = null;
-    for (const id of ["review-summary", "review-graph", "review-moves", "review-detail", "review-progress"]) $(id).replaceChildren();
-    $("review").hidden = true;
+    clearTable();
     $("table").hidden = true; $("setup").hidden = false; $("start").focus();
   });
   loadLevels().catch((e) => { $("setup-error").textContent = `Could not read the levels: ${e.message}`; });
