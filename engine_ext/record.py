@@ -41,6 +41,11 @@ RECORD_SCHEMA: dict[str, Any] = {
     "title": "Kashgar game record",
     "type": "object",
     "required": ["schema", "players", "seed", "moves"],
+    # the seed of the deal or the state it started from: a rule across fields, in `allOf` (which
+    # client generators merge into one type; an `anyOf` beside `properties` reads as a union of
+    # partial ones)
+    "allOf": [{"anyOf": [{"properties": {"seed": {"type": "integer"}}},
+                         {"required": ["initial_state"], "properties": {"initial_state": {"type": "object"}}}]}],
     "properties": {
         "schema": {"const": SCHEMA_ID},
         "players": {"type": "integer", "minimum": 2, "maximum": 4},
@@ -197,13 +202,13 @@ def check(record: Any) -> dict[str, Any]:
     """`record` if it is one by the schema; RecordError naming the field otherwise."""
     if not isinstance(record, dict):
         raise RecordError("a game record is a JSON object")
+    if record.get("seed") is None and record.get("initial_state") is None:  # (the schema's allOf, named)
+        raise RecordError("a game record gives its seed or its initial_state", pointer="/seed")
     err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(RECORD_SCHEMA).iter_errors(record))
     if err is not None:
         where = "/" + "/".join(str(p) for p in err.absolute_path)
         move = int(err.absolute_path[1]) + 1 if len(err.absolute_path) > 1 and err.absolute_path[0] == "moves" else 0
         raise RecordError(f"not a game record at {where}: {err.message}", move, pointer=where.rstrip("/"))
-    if record.get("seed") is None and record.get("initial_state") is None:
-        raise RecordError("a game record gives its seed or its initial_state", pointer="/seed")
     return record
 
 

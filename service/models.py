@@ -118,7 +118,8 @@ class NewGameRequest(Request):
               '{"additional": [slugs]}.'),
     ] = None
     observer: Annotated[
-        int | None, Field(ge=0, le=3, description="Return the view of this player instead of the full (trusted) state.")
+        int | None, Field(ge=0, le=3, description="Return the view of this player instead of the full (trusted) state: "
+                          "a seat of the game, below `players` (else 422 at /observer).")
     ] = None
 
 
@@ -130,8 +131,8 @@ class LegalRequest(Request):
             ge=0,
             le=3,
             description="Also return this seat's view of the state (`state`), with the legal decisions as that "
-            "seat sees them: how a full state is turned into the view each seat's client gets. On a view, "
-            "only its own seat.",
+            "seat sees them: how a full state is turned into the view each seat's client gets. A seat of the "
+            "game, below the state's `players`; on a view, only its own seat (else 422 at /observer).",
         ),
     ] = None
 
@@ -150,8 +151,9 @@ class ApplyRequest(Request):
         Field(
             ge=0,
             le=3,
-            description="Return the view of this player (default: the same observer as the given state). "
-            "A view can become its own seat's view only: another seat's needs the full state.",
+            description="Return the view of this player (default: the same observer as the given state): a "
+            "seat of the game, below the state's `players`. A view can become its own seat's view only: another "
+            "seat's needs the full state (else 422 at /observer).",
         ),
     ] = None
 

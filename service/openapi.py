@@ -198,7 +198,6 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
             "description": "An AI opponent for Kashgar: Merchants of the Silk Road. POST the game as your "
             "player sees it to /suggest and get the move to play, with the reasons.",
         },
-        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
         "paths": paths,
         "components": {
             "schemas": schemas,

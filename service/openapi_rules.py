@@ -23,19 +23,27 @@ from typing import Any
 SEATS = range(4)
 
 
+def cross_field(schema: dict[str, Any], rule: dict[str, Any]) -> None:
+    """Add `rule` (a constraint across a request's fields) to an object schema, inside `allOf`:
+    client generators read a top-level `anyOf` beside `properties` as a union of partial types
+    (openapi-python-client made `NewGameRequest` a union of five, none with every field, and
+    dropped others), and merge an `allOf` member that adds no properties into the one type."""
+    schema.setdefault("allOf", []).append(rule)
+
+
 def bound_observers(schemas: dict[str, Any]) -> None:
     """`observer`: null, or a seat of the game (and of a view, its own)."""
-    schemas["NewGameRequest"]["anyOf"] = [{"properties": {"observer": {"type": "null"}}}] + [
+    cross_field(schemas["NewGameRequest"], {"anyOf": [{"properties": {"observer": {"type": "null"}}}] + [
         {"properties": {"observer": {"const": k}}} if k < 2 else  # 2 players unless `players` says more
         {"required": ["players"], "properties": {"observer": {"const": k}, "players": {"minimum": k + 1}}}
         for k in SEATS
-    ]
+    ]})
     for name in ("LegalRequest", "ApplyRequest"):
-        schemas[name]["anyOf"] = [{"properties": {"observer": {"type": "null"}}}] + [
+        cross_field(schemas[name], {"anyOf": [{"properties": {"observer": {"type": "null"}}}] + [
             {"properties": {"observer": {"const": k},
                             "state": {"properties": {"players": {"minimum": k + 1}, "observer": {"enum": [None, k]}}}}}
             for k in SEATS
-        ]
+        ]})
 
 
 def bound_variant(schemas: dict[str, Any]) -> None:
