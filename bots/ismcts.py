@@ -41,6 +41,14 @@ game (the other seats' alternatives, its own within a turn) instead of refining 
 A widened node's children may be two movers' decisions (the branch's and, from before, those after
 the greedy line): selection there matches a child only to its own mover's legal decisions.
 
+With `prior` > 0 and a search game that gives priors over the legal decisions (`SearchGame.priors`:
+Kashgar's learned policy, `bots.policy`), selection at the root is PUCT-style (AlphaZero's, with availability
+counts): the child maximising ``mean + prior * P * sqrt(avail) / (1 + visits)``, where a legal
+decision without a child scores as one whose mean is its visited siblings' (their reward sum over
+their visits; 0.5 when none is visited), with the parent's visits + 1 for its availability and no
+visit, and is expanded when it scores highest. The root's priors are computed once, while its legal
+decisions stay the same (they are the observer's, whose information every determinization keeps).
+
 The tree lives in flat typed arrays (one index per node: decision code, chooser, parent, first
 child, next sibling, visits, availability, reward sum, VP sum). This same file compiles as
 `bots.ismcts_c` (see `ismcts_c.pxd`), where the arrays are C memoryviews, the search game's methods
@@ -262,6 +270,11 @@ class SearchGame:
         """Apply the mover's greedy decision to `d` (ties broken with `rng`)."""
         raise NotImplementedError("this search game makes no greedy choices (has_turns() is False)")
 
+    def priors(self, d: Any, codes: Any, n: int, out: Any) -> int:
+        """Write to `out[0:n]` a prior probability of each decision `codes[0:n]` legal in `d` (the
+        order `legal` wrote them); 1 if it did, 0 if this search game has no priors."""
+        return 0
+
     def greedy_rank(self, d: Any, out: Any, k: int) -> int:
         """Write to `out` the `k` decisions legal in `d` (fewer when fewer are legal) that the mover's
         greedy choice ranks first, best first; how many were written (at most `len(out)`)."""
@@ -293,12 +306,16 @@ class Search:
     wraps it as a Bot."""
 
     def __init__(self, game: SearchGame | None = None, rng: Rng | None = None, c: float = 0.7,
-                 macro: int = 0, capacity: int = 1024, widen: int = 0) -> None:
+                 macro: int = 0, capacity: int = 1024, widen: int = 0, prior: float = 0.0) -> None:
         self.game = game if game is not None else SearchGame()
         self.rng = rng if rng is not None else Rng(0)
         self.c = c
         self.macro = macro  # 1: decisions within a turn below the root are greedy; 2: other seats' too
         self.widen = widen  # > 0: a node visited this often branches on its next greedy decision (widening)
+        self.prior = prior  # > 0: PUCT-style selection with the search game's priors (`SearchGame.priors`)
+        self.haspri = 0  # whether the priors of the current step are set (`pri`)
+        self.nroot = -1  # how many root decisions the priors in `pri` are of (`rcodes`); -1: none yet
+        self.rootpri = 0  # whether the search game gave the root priors
         self.tree = Tree(capacity)
         self.iterations = 0
         self.expanded = 0
@@ -310,17 +327,26 @@ class Search:
         self._leg = int_array(64)
         self._found = int_array(64)
         self._path = int_array(64)
+        self._pri = double_array(64)
+        self._rcodes = int_array(64)
+        self.rcodes = self._rcodes
         self.legbuf = self._leg
         self.found = self._found
         self.path = self._path
+        self.pri = self._pri
 
     def _ensure_legal_cap(self, n: int) -> None:
         if n > self.legcap:
             m = max(n, 2 * self.legcap)
             self._leg = int_array(m)
             self._found = int_array(m)
+            self._pri = double_array(m)
+            self._rcodes = int_array(m)
+            self.rcodes = self._rcodes
+            self.nroot = -1
             self.legbuf = self._leg
             self.found = self._found
+            self.pri = self._pri
             self.legcap = m
 
     def _ensure_path_cap(self, n: int) -> None:
@@ -350,6 +376,8 @@ class Search:
         tr = self.tree
         if n > self.legcap:
             self._ensure_legal_cap(n)
+        if self.haspri:
+            return self._step_prior(node, codes, n, player)
         for i in range(n):
             self.found[i] = 0
         ch = tr.first_child[node]
@@ -382,6 +410,76 @@ class Search:
                         self.expanded = 1
                         return ch
                     k -= 1
+        self.expanded = 0
+        return best
+
+    def _root_priors(self, d: Any, n: int) -> int:
+        """The priors of the root's `n` legal decisions (`legbuf`) into `pri`, unless they are there
+        already for the same decisions; whether the search game gives priors."""
+        i = 0
+        same = 1 if n == self.nroot else 0
+        if same:
+            for i in range(n):
+                if self.rcodes[i] != self.legbuf[i]:
+                    same = 0
+                    break
+        if not same:
+            self.rootpri = self.game.priors(d, self.legbuf, n, self.pri)
+            for i in range(n):
+                self.rcodes[i] = self.legbuf[i]
+            self.nroot = n
+        return self.rootpri
+
+    def _step_prior(self, node: int, codes: Any, n: int, player: int) -> int:
+        """`step` with the priors `pri[0:n]` of `codes[0:n]`: PUCT-style (the module docstring)."""
+        i = 0
+        ch = 0
+        mv = 0
+        best = -1
+        besti = -1
+        val = 0.0
+        bestval = -1e300
+        rsum = 0.0
+        vsum = 0
+        fpu = 0.5
+        tr = self.tree
+        for i in range(n):
+            self.found[i] = -1
+        ch = tr.first_child[node]
+        while ch != -1:
+            mv = tr.move[ch]
+            if self.widen > 0 and tr.player[ch] != player:
+                ch = tr.next_sibling[ch]
+                continue
+            for i in range(n):
+                if codes[i] == mv:
+                    self.found[i] = ch
+                    tr.avail[ch] += 1
+                    rsum += tr.reward[ch]
+                    vsum += tr.visits[ch]
+                    break
+            ch = tr.next_sibling[ch]
+        if vsum > 0:
+            fpu = rsum / vsum
+        for i in range(n):
+            ch = self.found[i]
+            if ch >= 0:
+                if tr.visits[ch] > 0:
+                    val = tr.reward[ch] / tr.visits[ch]
+                else:
+                    val = fpu
+                val += self.prior * self.pri[i] * math.sqrt(tr.avail[ch]) / (1 + tr.visits[ch])
+            else:
+                val = fpu + self.prior * self.pri[i] * math.sqrt(tr.visits[node] + 1)
+            if val > bestval:  # ties: the first legal decision
+                bestval = val
+                best = ch
+                besti = i
+        if best < 0:
+            best = tr.new_node(node, codes[besti], player)
+            tr.avail[best] = 1
+            self.expanded = 1
+            return best
         self.expanded = 0
         return best
 
@@ -451,6 +549,7 @@ class Search:
         tr = self.tree
         macro = self.macro if game.has_turns() else 0
         game.start(root)
+        self.nroot = -1
         self.next_poll = time.perf_counter() + 0.05
         self.next_yield = time.perf_counter() + YIELD_S
         while not self._budget_spent(done, iterations, deadline, should_stop, progress):
@@ -477,7 +576,10 @@ class Search:
                 if n > self.legcap:
                     self._ensure_legal_cap(n)
                     n = game.legal(d, self.legbuf)
+                if self.prior > 0.0 and plen == 1:
+                    self.haspri = self._root_priors(d, n)
                 node = self.step(node, self.legbuf, n, game.current_player(d))
+                self.haspri = 0
                 plen = self._push_path(plen, node)
                 game.apply(d, tr.move[node])
                 if self.expanded:

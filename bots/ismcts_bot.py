@@ -75,6 +75,12 @@ class ISMCTSConfig:
                                   # a model file ("" = bots/data/value_model.json)
     blend: float = 0.0            # evaluator "learned": a leaf's value is the model's logit + blend x the
                                   # linear value of the weights tuned by play (0: the model alone)
+    policy: str = ""              # Kashgar's weighted values: "" = the greedy choices below the root; "learned"
+                                  # (bots/data/policy_model.json) or a model file: the learned policy's
+                                  # choices instead (bots.policy), in the continuation and the rollout
+    policy_temp: float = 0.0      # with a policy: 0 = its best decision; > 0 = sampled by softmax(score / T)
+    prior: float = 0.0            # with a policy: > 0 = PUCT-style selection, the policy's softmax the prior
+                                  # and this its constant (bots/ismcts.py); 0 = UCB with availability
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
                                   # whose mean reward is at most this many log-odds below its (0: all moves)
@@ -99,6 +105,10 @@ class ISMCTSConfig:
             ("widen", whole(self.widen) and self.widen >= 0, "a whole number >= 0 (0: no widening)"),
             ("scale", number(self.scale) and self.scale > 0, "a number > 0"),
             ("blend", number(self.blend) and self.blend >= 0, "a number >= 0"),
+            ("policy", isinstance(self.policy, str), '"", "learned" or a policy file'),
+            ("policy_temp", number(self.policy_temp) and self.policy_temp >= 0, "a number >= 0"),
+            ("prior", number(self.prior) and self.prior >= 0 and (self.prior == 0 or self.policy != ""),
+             "a number >= 0, and 0 without a policy"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
@@ -161,6 +171,13 @@ def search_game(value: ValueFunction, st: CoreState, cfg: ISMCTSConfig, mixin: t
     if model is not None:
         out.set_model(*model)  # leaves valued by the learned model (bots.learned)
         out.blend = cfg.blend
+    if cfg.policy:
+        if weighted is None:
+            raise ValueError("a learned policy needs Kashgar's weighted values (evaluator tuned, fitted, "
+                             "default or learned, on an engine state)")
+        from bots.policy import set_policy  # late: the model file is read only by levels that use it
+
+        set_policy(out, cfg.policy, cfg.policy_temp)
     return out
 
 
@@ -182,7 +199,8 @@ def new_search(build: Build, cfg: ISMCTSConfig, game: Any, seed: int, iterations
     time limit stops early must not allocate for every iteration it will never run (the tree grows
     when it needs to)."""
     return build.search.Search(game, build.search.Rng(seed), cfg.c, cfg.macro,
-                               min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096, cfg.widen)
+                               min(iterations + 16, TREE_PREALLOC) if iterations > 0 else 4096, cfg.widen,
+                               cfg.prior)
 
 
 class ISMCTSBot(Bot):

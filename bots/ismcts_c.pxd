@@ -70,6 +70,7 @@ cdef class SearchGame:
     cpdef bint within_turn(self, object d)
     cpdef void play_greedy(self, object d, Rng rng)
     cpdef int greedy_rank(self, object d, int[::1] out, int k)
+    cpdef int priors(self, object d, int[::1] codes, int n, double[::1] out)
 
     @cython.locals(n=int, nl=int, p=int, w=int, _k=int)
     cpdef void evaluate(self, object d, Rng rng)
@@ -82,6 +83,8 @@ cdef class Search:
     cdef public double c
     cdef public int macro
     cdef public int widen
+    cdef public double prior
+    cdef public int haspri, nroot, rootpri
     cdef public long long iterations
     cdef public int expanded
     cdef public int plen
@@ -89,16 +92,25 @@ cdef class Search:
     cdef public double next_yield
     cdef public int legcap
     cdef public int pathcap
-    cdef public object _leg, _found, _path
+    cdef public object _leg, _found, _path, _pri, _rcodes
     cdef public int[::1] legbuf
     cdef public int[::1] found
     cdef public int[::1] path
+    cdef public double[::1] pri
+    cdef public int[::1] rcodes
 
     cpdef _ensure_legal_cap(self, int n)
     cpdef _ensure_path_cap(self, int n)
 
     @cython.locals(i=int, k=int, ch=int, mv=int, nexp=int, best=int, val=double, bestval=double, tr=Tree)
     cpdef int step(self, int node, int[::1] codes, int n, int player)
+
+    @cython.locals(i=int, same=int)
+    cdef int _root_priors(self, object d, int n)
+
+    @cython.locals(i=int, ch=int, mv=int, best=int, besti=int, val=double, bestval=double, rsum=double, vsum=long,
+                   fpu=double, tr=Tree)
+    cdef int _step_prior(self, int node, int[::1] codes, int n, int player)
 
     @cython.locals(i=int, nd=int, p=int, tr=Tree)
     cpdef void backup(self, double[::1] rewards, double[::1] vps)

@@ -45,6 +45,15 @@ MAX_BLOCK = SEAT_FIXED + 2 * MAX_KINDS
 MAX_HIDDEN = 256  # units per hidden layer at most
 MAX_LAYERS = 4  # weight layers at most
 MAX_DISPLAY = 8  # face-up contracts at most (the engine shows 4)
+# The learned policy's input for one decision (bots.policy.policy_feature_names): the change the
+# decision makes to the mover's seat block (`_seat_block`), that of its linear features times the
+# game's progress, the change of the mover's greedy value and of the other seats' summed, the
+# decision's kind and its select option (one-hot), and whether the mover's turn goes on after it.
+POLICY_KINDS = 9  # the engine's decision kinds (K_SELECT = 1 .. K_ROUTE = 9)
+POLICY_OPTIONS = 4  # a select's options (OPT_A .. OPT_PASS)
+POLICY_EXTRA = 2 + POLICY_KINDS + POLICY_OPTIONS + 1
+MAX_POLICY = MAX_BLOCK + FIXED_FEATURES + POLICY_EXTRA
+POL_OFF = 4 * MAX_BLOCK + GLOBAL_FIXED + MAX_KINDS  # in `blk`: the mover's block before, then after
 
 
 class KashgarSearchGame(SearchGame):
@@ -71,7 +80,7 @@ class KashgarSearchGame(SearchGame):
         self.nfeat = 0
         self._miss = int_array(MAX_DISPLAY)  # `_features`: units each face-up contract lacks for the seat
         self.miss = self._miss
-        self._blk = double_array(4 * MAX_BLOCK + GLOBAL_FIXED + MAX_KINDS)  # every seat's block, the table's
+        self._blk = double_array(POL_OFF + 2 * MAX_BLOCK)  # every seat's block, the table's; the policy's two
         self._hid = double_array(2 * MAX_HIDDEN)
         self._mw = double_array(1)
         self._lsz = int_array(MAX_LAYERS + 1)
@@ -82,6 +91,14 @@ class KashgarSearchGame(SearchGame):
         self.nlayers = 0  # 0: no model (the linear value); else weight layers of the learned model
         self.blend = 0.0  # with a model: a leaf's value is its logit + blend x the linear value
         self.bsize = 0
+        self._pw = double_array(MAX_POLICY)  # the learned policy's weights, one per input
+        self._pf = double_array(MAX_POLICY)  # one decision's input
+        self._ps = double_array(64)  # the scores of the legal decisions
+        self.pw = self._pw
+        self.pf = self._pf
+        self.ps = self._ps
+        self.npol = 0  # 0: no policy (the greedy choices); else the policy's inputs
+        self.ptemp = 0.0  # 0: the policy's best decision; > 0: sampled by softmax(score / ptemp)
         self._load_layout()
         self.set_weights(weights, rollout_weights)
 
@@ -287,8 +304,11 @@ class KashgarSearchGame(SearchGame):
 
     def _greedy_choice(self, d: Any, n: int, rng: Rng) -> int:
         """The index (in `d.legal_buf[0:n]`) of the decision after which the mover's own value is
-        highest (ties broken at random), tried on the scratch state."""
+        highest (ties broken at random), tried on the scratch state; with a learned policy set
+        (`set_policy`), the policy's choice instead."""
         i = 0
+        if self.npol > 0:
+            return self._policy_choice(d, n, rng)
         best = 0
         ties = 0
         v = 0.0
@@ -605,3 +625,170 @@ class KashgarSearchGame(SearchGame):
         if self.nin != self.lsz[0]:
             raise ValueError(f"the model reads {self.lsz[0]} inputs, this engine has {self.nin}")
         return self._logit(p, np_)
+
+    # ---- the learned policy: a linear softmax over each decision's input ----------------------
+
+    def set_policy(self, weights: Any, temperature: float = 0.0) -> None:
+        """The learned policy (`bots.policy`): one weight per input of `policy_features`; the
+        mover's choices below the root (the continuation and the rollout's greedy steps) are then
+        the decision of the highest score (`temperature` 0) or sampled by softmax(score /
+        temperature). Empty `weights`: no policy, the greedy choices."""
+        i = 0
+        if len(weights) == 0:
+            self.npol = 0
+            return
+        if len(weights) > MAX_POLICY:
+            raise ValueError(f"a policy has at most {MAX_POLICY} weights, not {len(weights)}")
+        if temperature < 0.0:
+            raise ValueError(f"the policy's temperature must be >= 0, not {temperature!r}")
+        for i in range(len(weights)):
+            self.pw[i] = weights[i]
+        self.npol = len(weights)
+        self.ptemp = temperature
+
+    def _policy_before(self, d: Any, me: int, t: float) -> None:
+        """Stage the mover's block of `d` (before its decision) at `blk[POL_OFF:]`, and its greedy
+        value and the other seats' summed in `vals[0]` and `vals[1]`."""
+        q = 0
+        self.vals[1] = 0.0
+        for q in range(d.d[self.s_players]):
+            if q != me:
+                self.vals[1] += self._value(d, q, t, 2 * MAX_FEATURES)
+        self.vals[0] = self._value(d, me, t, 2 * MAX_FEATURES)
+        self._seat_block(d, me, POL_OFF)
+
+    def _policy_row(self, d: Any, code: int, me: int, t: float) -> int:
+        """The policy's input for decision `code` of `d` into `pf` (`_policy_before` staged `d`),
+        tried on the scratch state; how many inputs."""
+        i = 0
+        q = 0
+        j = 0
+        v = 0.0
+        kind = code >> 8
+        nb = SEAT_FIXED + 2 * d.R.nkinds
+        sc = self.scratch
+        sc.copy_from(d)
+        sc.apply_unchecked(code)
+        self._seat_block(sc, me, POL_OFF + MAX_BLOCK)  # its `_features` leaves the mover's in `f`
+        for i in range(nb):
+            self.pf[i] = self.blk[POL_OFF + MAX_BLOCK + i] - self.blk[POL_OFF + i]
+        for i in range(FIXED_FEATURES):
+            self.pf[nb + i] = t * self.pf[i]
+        j = nb + FIXED_FEATURES
+        for i in range(self.nfeat):
+            v += (self.w[2 * MAX_FEATURES + i] + self.w[3 * MAX_FEATURES + i] * t) * self.f[i]
+        self.pf[j] = v - self.vals[0]
+        v = 0.0
+        for q in range(sc.d[self.s_players]):
+            if q != me:
+                v += self._value(sc, q, t, 2 * MAX_FEATURES)
+        self.pf[j + 1] = v - self.vals[1]
+        for i in range(POLICY_KINDS + POLICY_OPTIONS + 1):
+            self.pf[j + 2 + i] = 0.0
+        if 1 <= kind <= POLICY_KINDS:
+            self.pf[j + 1 + kind] = 1.0
+        if kind == 1:  # K_SELECT: its option
+            self.pf[j + 2 + POLICY_KINDS + (code & 3)] = 1.0
+        if not sc.is_terminal() and sc.d[self.s_turn] == d.d[self.s_turn]:
+            self.pf[j + 2 + POLICY_KINDS + POLICY_OPTIONS] = 1.0
+        return j + 3 + POLICY_KINDS + POLICY_OPTIONS
+
+    def _policy_scores(self, d: Any, n: int) -> None:
+        """The policy's score of each decision `d.legal_buf[0:n]` into `ps`."""
+        i = 0
+        k = 0
+        m = 0
+        v = 0.0
+        me = d.current_player()
+        t = self.progress(d)
+        if n > len(self.ps):
+            self._ps = double_array(2 * n)
+            self.ps = self._ps
+        self._policy_before(d, me, t)
+        for i in range(n):
+            m = self._policy_row(d, d.legal_buf[i], me, t)
+            if m > self.npol:
+                m = self.npol
+            v = 0.0
+            for k in range(m):
+                v += self.pw[k] * self.pf[k]
+            self.ps[i] = v
+
+    def _policy_choice(self, d: Any, n: int, rng: Rng) -> int:
+        """The index (in `d.legal_buf[0:n]`) the policy chooses: the highest score (ties broken at
+        random), or sampled by softmax(score / ptemp)."""
+        i = 0
+        best = 0
+        ties = 0
+        bestv = -1e300
+        sm = 0.0
+        x = 0.0
+        self._policy_scores(d, n)
+        for i in range(n):
+            if self.ps[i] > bestv + 1e-12:
+                bestv = self.ps[i]
+                best = i
+                ties = 1
+            elif self.ps[i] > bestv - 1e-12:
+                ties += 1
+                if rng.next() % ties == 0:
+                    best = i
+        if self.ptemp <= 0.0:
+            return best
+        for i in range(n):
+            self.ps[i] = math.exp((self.ps[i] - bestv) / self.ptemp)
+            sm += self.ps[i]
+        x = (rng.next() % 1000000) * sm / 1000000.0
+        for i in range(n):
+            x -= self.ps[i]
+            if x < 0.0:
+                return i
+        return best
+
+    def priors(self, d: Any, codes: Any, n: int, out: Any) -> int:
+        """The policy's softmax over the decisions legal in `d` (`codes[0:n]`, in `d.legal_buf`'s
+        order, as `legal` wrote them) into `out[0:n]`: 1; 0 without a policy."""
+        s = d
+        i = 0
+        m = -1e300
+        sm = 0.0
+        if self.npol == 0:
+            return 0
+        self._policy_scores(s, n)
+        for i in range(n):
+            if self.ps[i] > m:
+                m = self.ps[i]
+        for i in range(n):
+            out[i] = math.exp(self.ps[i] - m)
+            sm += out[i]
+        for i in range(n):
+            out[i] = out[i] / sm
+        return 1
+
+    def policy_features(self, d: Any) -> list[list[float]]:
+        """The policy's input for each legal decision of state `d`, in the order of `d.legal_codes()`."""
+        n = 0
+        i = 0
+        m = 0
+        out: list[list[float]] = []
+        if self.scratch is None:
+            self.scratch = d.clone()
+        me = d.current_player()
+        t = self.progress(d)
+        n = d.gen_legal()
+        self._policy_before(d, me, t)
+        for i in range(n):
+            m = self._policy_row(d, d.legal_buf[i], me, t)
+            out.append([self.pf[k] for k in range(m)])
+        return out
+
+    def policy_scores(self, d: Any) -> list[float]:
+        """The policy's score of each legal decision of state `d` (`set_policy`), in legal order."""
+        n = 0
+        if self.npol == 0:
+            raise ValueError("no policy set (set_policy)")
+        if self.scratch is None:
+            self.scratch = d.clone()
+        n = d.gen_legal()
+        self._policy_scores(d, n)
+        return [self.ps[i] for i in range(n)]

@@ -5,7 +5,7 @@ from bots.ismcts_c cimport Rng, SearchGame, double_array, int_array
 from engine_ext.core_c cimport State as CState, Rules as CRules
 
 cdef int ROLL_EVAL, ROLL_TURN, FIXED_FEATURES, MAX_FEATURES, SEAT_FIXED, GLOBAL_FIXED, MAX_KINDS, MAX_BLOCK
-cdef int MAX_HIDDEN, MAX_LAYERS, MAX_DISPLAY
+cdef int MAX_HIDDEN, MAX_LAYERS, MAX_DISPLAY, POLICY_KINDS, POLICY_OPTIONS, POLICY_EXTRA, MAX_POLICY, POL_OFF
 
 
 cdef class KashgarSearchGame(SearchGame):
@@ -30,6 +30,12 @@ cdef class KashgarSearchGame(SearchGame):
     cdef public int[::1] lsz
     cdef public int nlayers, bsize, nin
     cdef public double blend
+    cdef public object _pw, _pf, _ps
+    cdef public double[::1] pw
+    cdef public double[::1] pf
+    cdef public double[::1] ps
+    cdef public int npol
+    cdef public double ptemp
 
     cpdef _load_layout(self)
 
@@ -108,3 +114,27 @@ cdef class KashgarSearchGame(SearchGame):
 
     @cython.locals(np_=int)
     cpdef list leaf_rewards(self, CState d)
+
+    @cython.locals(i=int)
+    cpdef set_policy(self, object weights, double temperature=*)
+
+    @cython.locals(q=int)
+    cdef void _policy_before(self, CState d, int me, double t)
+
+    @cython.locals(i=int, q=int, j=int, v=double, kind=int, nb=int, sc=CState)
+    cdef int _policy_row(self, CState d, int code, int me, double t)
+
+    @cython.locals(i=int, k=int, m=int, v=double, me=int, t=double)
+    cdef void _policy_scores(self, CState d, int n)
+
+    @cython.locals(i=int, best=int, ties=int, bestv=double, sm=double, x=double)
+    cdef int _policy_choice(self, CState d, int n, Rng rng)
+
+    @cython.locals(n=int, i=int, m=int, me=int, t=double, out=list)
+    cpdef list policy_features(self, CState d)
+
+    @cython.locals(n=int)
+    cpdef list policy_scores(self, CState d)
+
+    @cython.locals(s=CState, i=int, m=double, sm=double)
+    cpdef int priors(self, object d, int[::1] codes, int n, double[::1] out)
