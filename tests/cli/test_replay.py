@@ -74,4 +74,4 @@ def test_a_tampered_record_is_one_line_naming_the_move(tmp_path: Path, capsys: p
     assert "\n" not in err
     path.write_text('{"schema": "kashgar/record@1"}')
     assert main.main(["replay", str(path)]) == 1
-    assert "not a game record at /" in capsys.readouterr().err
+    assert "a game record gives its seed or its initial_state" in capsys.readouterr().err  # what it lacks
