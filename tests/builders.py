@@ -462,3 +462,21 @@ def solo(
     resources = kw.pop("resources", None) or [res0, res1, *([None] * (players - 2))]
     all_cars = [p0, *(cars[1:] if cars else [])]
     return make_state(caravans=all_cars, resources=resources, **kw)
+
+
+def random_record(seed: int, moves: int, rng_seed: int, players: int = 2) -> dict[str, Any]:
+    """The record of a game dealt from `seed` and played by random decisions (`rng_seed`) for at
+    most `moves` moves: a review searches each decision from its seat's view, so any play will do."""
+    import random
+
+    import engine_ext
+    from engine_ext import record as records
+
+    rng = random.Random(rng_seed)
+    game = engine_ext.new_game(players=players, seed=seed)
+    played: list[str] = []
+    while not game.is_terminal and len(played) < moves:
+        move = rng.choice(game.legal())
+        game.apply(move)
+        played.append(str(move))
+    return records.record_from_moves(played, players=players, seed=seed)

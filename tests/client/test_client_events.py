@@ -3,14 +3,11 @@ typed events, to the job's end: a search's progress and result, a review's every
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
-import engine_ext
-from engine_ext import record as records
 from kashgar_client import Accepted, JobEvent, KashgarAPIError, KashgarClient
 from kashgar_client.events import read_events
+from tests.builders import random_record
 
 
 def test_a_search_job_s_events_end_with_its_result(service_url: str) -> None:
@@ -30,15 +27,8 @@ def test_a_search_job_s_events_end_with_its_result(service_url: str) -> None:
 
 
 def test_a_review_s_events_give_each_decision_once(service_url: str) -> None:
-    rng = random.Random(2)
-    game = engine_ext.new_game(players=2, seed=9)
-    moves = []
-    while not game.is_terminal and len(moves) < 24:
-        move = rng.choice(game.legal())
-        game.apply(move)
-        moves.append(str(move))
     api = KashgarClient(service_url)
-    doc = api.request("POST", "/reviews", {"record": records.record_from_moves(moves, players=2, seed=9),
+    doc = api.request("POST", "/reviews", {"record": random_record(9, 24, rng_seed=2),
                                            "level": "novice", "seed": 1}).body
     events = list(api.events(doc["job_id"], timeout=120))
     decisions = [e.decision for e in events if e.kind == "decision"]

@@ -29,9 +29,9 @@ from typing import Any
 import pytest
 from docker.utils.build import exclude_paths
 
-import engine_ext
 from engine_ext import record as records
 from lab.serving import free_port, wait_until
+from tests.builders import random_record
 
 pytestmark = pytest.mark.e2e
 
@@ -114,17 +114,8 @@ def test_the_wheel_built_from_the_image_context_serves_in_a_fresh_venv(venv: Pat
 def record_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A whole 2-player game's record, played by the random bot (any record will do: the review
     searches each decision from its seat's view)."""
-    import random
-
-    rng = random.Random(4)
-    game = engine_ext.new_game(players=2, seed=44)
-    moves = []
-    while not game.is_terminal and len(moves) < 40:
-        move = rng.choice(game.legal())
-        game.apply(move)
-        moves.append(str(move))
     path = tmp_path_factory.mktemp("record") / "game.json"
-    records.save(records.record_from_moves(moves, players=2, seed=44), path)
+    records.save(random_record(44, 40, rng_seed=4), path)
     return path
 
 
