@@ -101,36 +101,50 @@ def _log_sigmoid(x: float) -> float:
     return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
 
 
-def log_posterior(r: float, games: Sequence[Game], prior_mean: float, prior_sd: float) -> float:
-    """The log posterior of Elo `r` (up to a constant): the weighted pairwise log-likelihood and the prior."""
-    total = -0.5 * ((r - prior_mean) / prior_sd) ** 2
+Terms = list[tuple[float, float, float]]  # (opponent's Elo, score, total weight)
+
+
+def _terms(games: Iterable[Game]) -> Terms:
+    """The games' pairs, those of the same opponent's Elo, score and weight summed into one term (a
+    request of thousands of games has a few dozen)."""
+    total: dict[tuple[float, float], float] = {}
     for g in games:
         w = g.weight
         for e, s in zip(g.opponents, g.scores, strict=True):
-            x = K * (r - e)
-            total += w * (s * _log_sigmoid(x) + (1.0 - s) * _log_sigmoid(-x))
+            total[(e, s)] = total.get((e, s), 0.0) + w
+    return [(e, s, w) for (e, s), w in total.items()]
+
+
+def _log_post(r: float, terms: Terms, prior_mean: float, prior_sd: float) -> float:
+    total = -0.5 * ((r - prior_mean) / prior_sd) ** 2
+    for e, s, w in terms:
+        x = K * (r - e)
+        total += w * (s * _log_sigmoid(x) + (1.0 - s) * _log_sigmoid(-x))
     return total
 
 
-def _slopes(r: float, games: Sequence[Game], prior_mean: float, prior_sd: float) -> tuple[float, float]:
+def log_posterior(r: float, games: Sequence[Game], prior_mean: float, prior_sd: float) -> float:
+    """The log posterior of Elo `r` (up to a constant): the weighted pairwise log-likelihood and the prior."""
+    return _log_post(r, _terms(games), prior_mean, prior_sd)
+
+
+def _slopes(r: float, terms: Terms, prior_mean: float, prior_sd: float) -> tuple[float, float]:
     """The log posterior's first and second derivatives at `r`."""
     d1 = -(r - prior_mean) / prior_sd ** 2
     d2 = -1.0 / prior_sd ** 2
-    for g in games:
-        w = g.weight
-        for e, s in zip(g.opponents, g.scores, strict=True):
-            p = expected_score(r, e)
-            d1 += w * K * (s - p)
-            d2 -= w * K * K * p * (1.0 - p)
+    for e, s, w in terms:
+        p = expected_score(r, e)
+        d1 += w * K * (s - p)
+        d2 -= w * K * K * p * (1.0 - p)
     return d1, d2
 
 
-def _mode(games: Sequence[Game], prior_mean: float, prior_sd: float) -> float:
+def _mode(terms: Terms, prior_mean: float, prior_sd: float) -> float:
     """The posterior's maximum: Newton's method (the log posterior is strictly concave), each step
     at most 200 Elo."""
     r = prior_mean
     for _ in range(200):
-        d1, d2 = _slopes(r, games, prior_mean, prior_sd)
+        d1, d2 = _slopes(r, terms, prior_mean, prior_sd)
         step = max(-200.0, min(200.0, -d1 / d2))
         r += step
         if abs(step) < 1e-7:
@@ -138,14 +152,14 @@ def _mode(games: Sequence[Game], prior_mean: float, prior_sd: float) -> float:
     return r
 
 
-def _bound(games: Sequence[Game], prior_mean: float, prior_sd: float, mode: float, top: float, drop: float,
+def _bound(terms: Terms, prior_mean: float, prior_sd: float, mode: float, top: float, drop: float,
            side: float) -> float:
     """The Elo on `side` (-1 below, +1 above) of the mode where the log posterior is `drop` below its
     top. The prior alone falls by `drop` within `sqrt(2 drop)` prior sds, the posterior no later."""
     near, far = mode, mode + side * math.sqrt(2.0 * drop) * prior_sd
     for _ in range(100):
         mid = 0.5 * (near + far)
-        if top - log_posterior(mid, games, prior_mean, prior_sd) < drop:
+        if top - _log_post(mid, terms, prior_mean, prior_sd) < drop:
             near = mid
         else:
             far = mid
@@ -163,11 +177,12 @@ def rate(games: Iterable[Game], prior_mean: float, prior_sd: float = PRIOR_SD, c
     if not 0 < confidence < 1:
         raise ValueError("confidence is between 0 and 1")
     z = _z(confidence)
-    mode = _mode(gs, prior_mean, prior_sd)
-    top = log_posterior(mode, gs, prior_mean, prior_sd)
+    terms = _terms(gs)
+    mode = _mode(terms, prior_mean, prior_sd)
+    top = _log_post(mode, terms, prior_mean, prior_sd)
     drop = z * z / 2.0
-    low = _bound(gs, prior_mean, prior_sd, mode, top, drop, -1.0)
-    high = _bound(gs, prior_mean, prior_sd, mode, top, drop, +1.0)
+    low = _bound(terms, prior_mean, prior_sd, mode, top, drop, -1.0)
+    high = _bound(terms, prior_mean, prior_sd, mode, top, drop, +1.0)
     return Rating(mode, low, high, len(gs), prior_mean, prior_sd, confidence)
 
 
