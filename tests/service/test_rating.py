@@ -133,3 +133,24 @@ def test_the_document_describes_it(client: FlaskClient) -> None:
     assert set(schemas["RatingRequest"]["properties"]) == {"results", "records"}
     assert set(schemas["RatingResult"]["properties"]) == {"levels", "vp", "winner"}
     assert {"elo", "interval", "games", "nearest_level"} <= set(schemas["RatingResponse"]["properties"])
+
+
+def test_a_table_game_rates_the_same_from_what_the_page_keeps_and_from_its_record(client: FlaskClient) -> None:
+    """The page keeps a finished game's `levels`, `result.scores` and `result.winner`: rated as the
+    game's record (POST /table/record) is."""
+    from tests.service.test_table import play_out
+
+    status, body = post_to(client, "/table/new", {"levels": ["novice", "beginner"], "seed": 41})
+    assert status == 200, body
+    end = play_out(client, body)
+    kept = {"levels": end["levels"], "vp": end["result"]["scores"], "winner": end["result"]["winner"]}
+    assert kept["levels"] == [None, "novice", "beginner"]
+    status, rec = post_to(client, "/table/record", {"token": end["token"]})
+    assert status == 200
+    by_result = post(client, {"results": [kept]})
+    assert by_result[0] == 200 and by_result == post(client, {"records": [rec["record"]]})
+
+
+def post_to(client: FlaskClient, path: str, body: Any) -> tuple[int, dict[str, Any]]:
+    resp = client.post(path, json=body)
+    return resp.status_code, resp.get_json()
