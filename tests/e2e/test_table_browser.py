@@ -155,7 +155,7 @@ def rating_shown(page: Any, selector: str) -> str:
 
 
 def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks_an_opponent(
-        browser: Any, unkeyed: Gunicorn) -> None:
+        browser: Any, unkeyed: Gunicorn, tmp_path: Path) -> None:
     """The setup form shows each level's Elo; a game played to its end is kept in the browser
     (localStorage) and rated by POST /rating ("Your rating 640 [480, 800] after 1 game"), in the
     result and on the setup form, after a reload too; "Opponents at my rating" sets every bot to
@@ -193,6 +193,7 @@ def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks
     page.click("#at-my-rating")
     chosen = page.eval_on_selector_all("#bot-levels select", "ss => ss.map(s => s.value)")
     assert chosen == [rated["nearest_level"]] * 2
+    shot(page, "table-rating.png", tmp_path)
     nearest = min(served["levels"], key=lambda lv: abs(lv["elo"] - rated["elo"]))
     assert nearest["name"] == rated["nearest_level"]
     assert page.inner_text("#level-0-about") == nearest["description"]
