@@ -175,6 +175,7 @@ def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks
     play_to_the_end(page, random.Random(9))
     line = rating_shown(page, "#result-rating")
     assert RATING.match(line) and line.endswith("after 1 game"), line
+    assert page.is_visible("#result-rating") and line not in page.inner_text("#result")
     assert page.evaluate("document.documentElement.scrollWidth") <= 381  # nothing wider than the phone
     games = page.evaluate("JSON.parse(localStorage.getItem('kashgarTableGames'))")
     assert len(games) == 1 and games[0]["levels"] == [None, "novice"] and games[0]["seed"] == 9

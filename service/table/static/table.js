@@ -283,6 +283,7 @@
     const r = state.rating;
     for (const line of document.querySelectorAll(".rating-line")) line.textContent = r ? ratingText(r) : "";
     $("rating").hidden = !r;
+    $("result-rating").hidden = !r || $("result").hidden;
     if (r) {
       const lv = state.levels.find((l) => l.name === r.nearest_level);
       $("at-my-rating").textContent = `Opponents at my rating: ${lv ? levelLabel(lv) : r.nearest_level}`;
@@ -462,12 +463,14 @@
       const dl = el("button", { type: "button", id: "download" }, "Download the game record");
       dl.addEventListener("click", download);
       result.replaceChildren(el("h2", { text: r.winner === me ? "You win!" : `${r.winner_name} wins` }),
-        el("p", { class: "scores", text: `Scores: ${line}` }), el("p", { class: "seed", text: `Seed: ${r.seed}` }),
-        el("p", { class: "rating-line", id: "result-rating", text: state.rating ? ratingText(state.rating) : "" }), dl);
+        el("p", { class: "scores", text: `Scores: ${line}` }), el("p", { class: "seed", text: `Seed: ${r.seed}` }), dl);
       result.hidden = false;
       dl.focus();
     } else {
       result.hidden = true;
+    }
+    $("result-rating").hidden = result.hidden || !state.rating;
+    if (!data.result) {
       if (buttons.length) buttons[0].focus({ preventScroll: true });
     }
   }
