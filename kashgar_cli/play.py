@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import secrets
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
@@ -223,7 +222,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
 
     if not 0 <= args.seat < args.players:
         return refuse(f"argument --seat: want 0..{args.players - 1}, not {args.seat}")
-    seed = secrets.randbelow(engine_ext.SEEDS) if args.seed is None else args.seed
+    seed = engine_ext.random_seed() if args.seed is None else args.seed
     if not 0 <= seed < engine_ext.SEEDS:
         return refuse(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {seed}")
     if args.max_decisions < 0:
