@@ -49,7 +49,13 @@ RECORD_SCHEMA: dict[str, Any] = {
     "properties": {
         "schema": {"const": SCHEMA_ID},
         "players": {"type": "integer", "minimum": 2, "maximum": 4},
-        "variant": {"description": 'as POST /games takes it: null, "base", "all", [slugs] or {"additional": [slugs]}'},
+        "variant": {"description": 'as POST /games takes it: null, "base", "off", "all", [slugs] or '
+                    '{"additional": [slugs]}',
+                    "anyOf": [{"type": "null"}, {"enum": ["all", "base", "off"]},
+                              {"type": "array", "items": {"type": "string"}},
+                              {"type": "object", "properties": {"additional": {"type": "array",
+                                                                               "items": {"type": "string"}}},
+                               "additionalProperties": False}]},
         "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": 2**63 - 1,
                  "description": "the seed of the deal; null when initial_state gives the state"},
         "initial_state": {"type": ["object", "null"], "description": "the full state the game started from"},
@@ -206,9 +212,14 @@ def check(record: Any) -> dict[str, Any]:
         raise RecordError("a game record gives its seed or its initial_state", pointer="/seed")
     err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(RECORD_SCHEMA).iter_errors(record))
     if err is not None:
-        where = "/" + "/".join(str(p) for p in err.absolute_path)
-        move = int(err.absolute_path[1]) + 1 if len(err.absolute_path) > 1 and err.absolute_path[0] == "moves" else 0
-        raise RecordError(f"not a game record at {where}: {err.message}", move, pointer=where.rstrip("/"))
+        path = [str(p) for p in err.absolute_path]
+        if err.validator == "required" and isinstance(err.instance, dict):  # the field missing, named
+            path += [k for k in err.validator_value if k not in err.instance][:1]
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):  # the field too many
+            path += sorted(set(err.instance) - set(err.schema.get("properties", {})))[:1]
+        where = "".join(f"/{p}" for p in path)
+        move = int(path[1]) + 1 if len(path) > 1 and path[0] == "moves" else 0
+        raise RecordError(f"not a game record at {where or '/'}: {err.message}", move, pointer=where)
     return record
 
 
