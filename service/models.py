@@ -233,8 +233,8 @@ class SuggestResult(Response):
         "(KASHGAR_SYNC_TIMEOUT_MS) and answered with what it had searched; absent otherwise."
     )
     partial: bool | None = Field(
-        None, description="True on the result of a cancelled job: what its parts searched before they "
-        "stopped; absent otherwise."
+        None, description="True on the result of a cancelled job, or of a failed one (a part failed for good, "
+        "its attempts used): the merge of what its parts searched before they stopped; absent otherwise."
     )
 
 
@@ -355,12 +355,19 @@ class ReviewResult(Response):
     level: str
     seats: list[ReviewSeat]
     decisions: list[ReviewDecision]
-    reviewed: int
-    total: int
+    reviewed: int = Field(description="Decisions reviewed (in `decisions`).")
+    total: int = Field(description="Decisions the review was asked to search (those with more than one legal "
+                       "choice, of the seats asked for).")
+    missing: list[int] = Field(description="The moves (their numbers in the record, from 1) asked for but not "
+                               "reviewed, in order: a part that failed for good, or a cancel, left them; `[]` "
+                               "when the review is whole.")
     thresholds: dict[str, float]
     iterations: int
     elapsed_ms: float | None = Field(None, description="From the job's acceptance to its last part's end.")
-    partial: bool | None = Field(None, description="True: the job was cancelled; the decisions reviewed before.")
+    partial: bool | None = Field(
+        None, description="True when the job was cancelled or failed (a part failed for good, its attempts "
+        "used): `decisions` holds every decision reviewed before, and `missing` names the rest; absent when "
+        "whole.")
 
 
 class JobView(Response):
