@@ -134,6 +134,7 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
     schemas["State"] = _state_schema()
     openapi_rules.bound_observers(schemas)
     openapi_rules.bound_variant(schemas)
+    openapi_rules.bound_records(schemas)
     for name, maximum in (limits or {}).items():
         _set_maximum(schemas["SuggestRequest"]["properties"][name], maximum)
     if levels:
