@@ -90,11 +90,12 @@ def test_a_record_the_server_refuses_for_its_shape_is_invalid_by_the_document(pa
     record_schema = {**doc["components"]["schemas"][name]["properties"]["record"], "components": doc["components"]}
     validator = jsonschema.Draft202012Validator(record_schema)
     good = {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": []}
-    for bad, where in (({}, "/record/seed"), ({k: v for k, v in good.items() if k != "moves"}, "/record/moves"),
-                       ({**good, "schema": "other"}, "/record/schema"),
-                       ({**good, "variant": ["nobody"]}, "/record/variant/0"),
-                       ({**good, "variant": {"more": []}}, "/record/variant/more"),
-                       ({**good, "seed": None, "initial_state": {"players": 9}}, "/record/initial_state")):
+    refused = [({}, "/record/seed"), ({k: v for k, v in good.items() if k != "moves"}, "/record/moves"),
+               ({**good, "schema": "other"}, "/record/schema"), ({**good, "variant": ["nobody"]}, "/record/variant/0"),
+               ({**good, "variant": {"more": []}}, "/record/variant/more")]
+    if path == "/reviews":  # a review's initial state is a State by the document (the table's: any object)
+        refused.append(({**good, "seed": None, "initial_state": {"players": 9}}, "/record/initial_state"))
+    for bad, where in refused:
         assert not validator.is_valid(bad), bad
         r = app.test_client().post(path, json={"record": bad})
         assert r.status_code == 422 and r.get_json()["pointer"].startswith(where), r.get_json()
