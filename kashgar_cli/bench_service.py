@@ -77,6 +77,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
              f"side by side, per level (default {FLOOR_LEVELS})")
     add("--rounds", type=positive_int, default=3, help="--floor: rounds of each server per level (default 3)")
     add("--round-seconds", type=float_above(0), default=5.0, help="--floor: seconds of a round (default 5)")
+    add("--compare", default=None, metavar="URL",
+        help="--floor: also another build of the service (an earlier commit, served at URL) in the same rounds")
 
 
 def cpu_count() -> int:
@@ -540,57 +542,65 @@ def opening_views(n: int) -> list[dict[str, Any]]:
     return out
 
 
+def _mean_ms(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 3) if values else None
+
+
 def floor_report(levels: list[dict[str, Any]], ours_url: str, floor_url: str, rounds: int, seconds: float,
                  cores: int, positions: int = 4, warmup: float | None = None,
-                 progress: Any = None) -> dict[str, Any]:
-    """Per level, `rounds` rounds of `seconds` each of the service and of the floor app in turn (the
-    order flipped every round, so that a drift of the machine falls on both alike), from one
-    closed-loop load generator with the same bodies: their requests/s, the service's share of the
-    floor's, and of the ideal 1 / (floor cost + search cost), where the floor's cost per request is
-    cores / its requests/s and the search's the level's `core_seconds` / cores."""
+                 progress: Any = None, compare_url: str | None = None) -> dict[str, Any]:
+    """Per level, `rounds` rounds of `seconds` each of the service, of the floor app (and of
+    `compare_url`, another build of the service, when given) in turn, the order turned every round
+    so that a drift of the machine falls on each alike, from one closed-loop load generator with
+    the same bodies: their requests/s, the service's share of the floor's, and of the ideal
+    1 / (floor cost + search cost), where the floor's cost per request is cores / its requests/s and
+    the search's the level's `core_seconds` / cores; the same from the servers' CPU clocks."""
     warm = min(1.0, 0.2 * seconds) if warmup is None else warmup
     views = opening_views(positions)
+    servers = [("ours", ours_url), ("floor", floor_url)] + ([("compare", compare_url)] if compare_url else [])
     out: list[dict[str, Any]] = []
     for lv in levels:
         name = lv["name"]
         bodies = [json.dumps({"state": v, "level": name, "seed": k, "mode": "sync"}).encode()
                   for k, v in enumerate(views)]
-        ours_rounds: list[float] = []
-        floor_rounds: list[float] = []
-        cpu_ms: dict[str, list[float]] = {"ours": [], "floor": []}  # server CPU ms per answered request
-        errors: dict[str, dict[str, int]] = {"ours": {}, "floor": {}}
-        answered = {"ours": 0, "floor": 0}
+        rps: dict[str, list[float]] = {who: [] for who, _ in servers}
+        cpu_ms: dict[str, list[float]] = {who: [] for who, _ in servers}  # server CPU ms per answered request
+        errors: dict[str, dict[str, int]] = {who: {} for who, _ in servers}
+        answered = {who: 0 for who, _ in servers}
         samples: dict[str, Any] = {}
         for r in range(rounds):
-            order = [("ours", ours_url), ("floor", floor_url)]
-            if r % 2:
+            k = r % len(servers)
+            order = servers[k:] + servers[:k]
+            if (r // len(servers)) % 2:
                 order.reverse()
             for who, url in order:
                 pids = listening_processes(urlsplit(url).port or 80)
                 got = ClosedLoop(url, bodies).run(seconds, warm, cpu=partial(cpu_seconds, pids) if pids else None)
                 if got["server_cpu_s"] is not None and got["answered"]:
                     cpu_ms[who].append(1000 * got["server_cpu_s"] / got["answered"])
-                (ours_rounds if who == "ours" else floor_rounds).append(got["rps"])
+                rps[who].append(got["rps"])
                 answered[who] += got["answered"]
-                for k, v in got["errors"].items():
-                    errors[who][k] = errors[who].get(k, 0) + v
+                for code, n in got["errors"].items():
+                    errors[who][code] = errors[who].get(code, 0) + n
                 samples.setdefault(who, got["sample"])
             if progress is not None:
                 progress(name, r)
-        ours, floor = statistics.fmean(ours_rounds), statistics.fmean(floor_rounds)
+        ours, floor = statistics.fmean(rps["ours"]), statistics.fmean(rps["floor"])
         search_s = lv.get("core_seconds")
         floor_cost = cores / floor if floor > 0 else float("inf")  # core-seconds per request
         ideal = cores / (floor_cost + search_s) if search_s is not None and floor > 0 else None
+
+        ours_ms, floor_ms = _mean_ms(cpu_ms["ours"]), _mean_ms(cpu_ms["floor"])
         sample = samples.get("ours") or {}
-        out.append({
+        row: dict[str, Any] = {
             "level": name,
             "ours_rps": round(ours, 1),
             "floor_rps": round(floor, 1),
             "of_floor": round(ours / floor, 3) if floor > 0 else None,
             "of_floor_per_round": [round(a / b, 3) if b > 0 else None
-                                   for a, b in zip(ours_rounds, floor_rounds, strict=True)],
-            "ours_rps_per_round": [round(x, 1) for x in ours_rounds],
-            "floor_rps_per_round": [round(x, 1) for x in floor_rounds],
+                                   for a, b in zip(rps["ours"], rps["floor"], strict=True)],
+            "ours_rps_per_round": [round(x, 1) for x in rps["ours"]],
+            "floor_rps_per_round": [round(x, 1) for x in rps["floor"]],
             "floor_core_ms": round(1000 * floor_cost, 3),
             "search_core_ms": None if search_s is None else round(1000 * search_s, 3),
             "ours_core_ms": round(1000 * cores / ours, 3) if ours > 0 else None,
@@ -600,16 +610,31 @@ def floor_report(levels: list[dict[str, Any]], ours_url: str, floor_url: str, ro
             "errors": errors,
             "answer_level": sample.get("level"),
             # measured on the servers' own CPU clocks: what a request costs whatever else runs
-            "ours_cpu_ms": round(statistics.fmean(cpu_ms["ours"]), 3) if cpu_ms["ours"] else None,
-            "floor_cpu_ms": round(statistics.fmean(cpu_ms["floor"]), 3) if cpu_ms["floor"] else None,
-            "of_ideal_by_cpu": (round((statistics.fmean(cpu_ms["floor"]) + 1000 * search_s)
-                                      / statistics.fmean(cpu_ms["ours"]), 3)
-                                if cpu_ms["ours"] and cpu_ms["floor"] and search_s is not None else None),
-        })
+            "ours_cpu_ms": ours_ms,
+            "floor_cpu_ms": floor_ms,
+            "of_floor_by_cpu": round(floor_ms / ours_ms, 3) if ours_ms and floor_ms else None,
+            "of_ideal_by_cpu": (round((floor_ms + 1000 * search_s) / ours_ms, 3)
+                                if ours_ms and floor_ms and search_s is not None else None),
+        }
+        if compare_url:
+            other, other_ms = statistics.fmean(rps["compare"]), _mean_ms(cpu_ms["compare"])
+            row.update({
+                "compare_rps": round(other, 1),
+                "compare_rps_per_round": [round(x, 1) for x in rps["compare"]],
+                "compare_of_floor": round(other / floor, 3) if floor > 0 else None,
+                "compare_of_ideal": None if ideal is None or not ideal else round(other / ideal, 3),
+                "compare_cpu_ms": other_ms,
+                "compare_of_ideal_by_cpu": (round((floor_ms + 1000 * search_s) / other_ms, 3)
+                                            if other_ms and floor_ms and search_s is not None else None),
+                # ours against the other build, round by round: the machine's drift cancels within a round
+                "ours_over_compare_per_round": [round(a / b, 3) if b > 0 else None
+                                                for a, b in zip(rps["ours"], rps["compare"], strict=True)],
+            })
+        out.append(row)
     return {"connections": CONNECTIONS, "rounds": rounds, "round_s": seconds, "warmup_s": warm,
             "positions": positions, "body_bytes": round(statistics.fmean(len(json.dumps(
                 {"state": v, "level": "novice", "seed": 0, "mode": "sync"})) for v in views)),
-            "levels": out}
+            "compare": compare_url, "levels": out}
 
 
 def run_floor(args: argparse.Namespace, cores: int, workers: int) -> int:
@@ -648,7 +673,8 @@ def run_floor(args: argparse.Namespace, cores: int, workers: int) -> int:
                 print(f"  {level}: round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
 
         report = floor_report([known[x] for x in wanted], url, floor.url, args.rounds, args.round_seconds,
-                              limit_cores, positions=min(args.positions, 4), progress=said)
+                              limit_cores, positions=min(args.positions, 4), progress=said,
+                              compare_url=args.compare)
         report.update({
             "benchmark": "service-floor",
             "provenance": provenance(),
@@ -662,15 +688,19 @@ def run_floor(args: argparse.Namespace, cores: int, workers: int) -> int:
         if args.json:
             print(json.dumps(report, indent=2))
         else:
-            print(f"{'level':>10} {'ours/s':>8} {'floor/s':>8} {'of floor':>9} {'ideal/s':>8} {'of ideal':>9}  "
-                  f"per round (ours/floor)")
+            print(f"{'level':>10} {'ours/s':>8} {'floor/s':>8} {'of floor':>9} {'ideal/s':>8} {'of ideal':>9} "
+                  f"{'CPU ms ours':>12} {'floor':>6} {'of ideal':>9}  per round (ours/floor)")
             for r in report["levels"]:
                 ideal = "-" if r["ideal_rps"] is None else f"{r['ideal_rps']:.0f}"
                 of_ideal = "-" if r["of_ideal"] is None else f"{r['of_ideal']:.2f}"
                 print(f"{r['level']:>10} {r['ours_rps']:>8.0f} {r['floor_rps']:>8.0f} {r['of_floor']:>9.2f} "
-                      f"{ideal:>8} {of_ideal:>9}  {', '.join(str(x) for x in r['of_floor_per_round'])}")
-        ok = all(r["answered"]["ours"] > 0 and r["answered"]["floor"] > 0 and not r["errors"]["ours"]
-                 and not r["errors"]["floor"] for r in report["levels"])
+                      f"{ideal:>8} {of_ideal:>9} {r['ours_cpu_ms'] or '-':>12} {r['floor_cpu_ms'] or '-':>6} "
+                      f"{r['of_ideal_by_cpu'] or '-':>9}  {', '.join(str(x) for x in r['of_floor_per_round'])}")
+                if report["compare"]:
+                    print(f"{'':>10} compared: {r['compare_rps']:.0f}/s, {r['compare_of_floor']} of the floor, CPU "
+                          f"{r['compare_cpu_ms']} ms; ours over it per round: {r['ours_over_compare_per_round']}")
+        ok = all(all(n > 0 for n in r["answered"].values()) and not any(r["errors"].values())
+                 for r in report["levels"])
         return 0 if ok else 1
     finally:
         for server in (floor, ours):

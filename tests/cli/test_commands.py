@@ -128,17 +128,22 @@ def test_bench_service_against_the_floor(capsys: pytest.CaptureFixture[str]) -> 
     """`--floor`: the service and the minimal Flask app under the same gunicorn settings, the same
     bodies from one closed-loop client, in alternating rounds; both answer, and each level's report
     has both servers' requests/s, their ratio and the ideal of the level's search cost."""
-    assert main.main(["bench", "service", "--floor", "--levels", "novice", "--rounds", "2",
-                      "--round-seconds", "0.3", "--workers", "1", "--json"]) == 0
+    from lab.serving import FloorServer
+
+    with FloorServer(workers=1) as other:  # stands for another build of the service (--compare)
+        assert main.main(["bench", "service", "--floor", "--levels", "novice", "--rounds", "3",
+                          "--round-seconds", "0.3", "--workers", "1", "--compare", other.url, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["benchmark"] == "service-floor" and report["connections"] == 4 and report["rounds"] == 2
+    assert report["benchmark"] == "service-floor" and report["connections"] == 4 and report["rounds"] == 3
     assert report["body_bytes"] > 500 and report["limit_cores"] == 1
     assert [r["level"] for r in report["levels"]] == ["novice"]
     for r in report["levels"]:
         assert r["answered"]["ours"] > 0 and r["answered"]["floor"] > 0, r
-        assert r["errors"] == {"ours": {}, "floor": {}}, r
+        assert r["errors"] == {"ours": {}, "floor": {}, "compare": {}}, r
+        assert r["answered"]["compare"] > 0 and r["compare_of_floor"] > 0
         assert r["answer_level"] == r["level"]  # the service's own answer, at the level asked
-        assert len(r["ours_rps_per_round"]) == len(r["floor_rps_per_round"]) == len(r["of_floor_per_round"]) == 2
+        assert len(r["ours_rps_per_round"]) == len(r["floor_rps_per_round"]) == len(r["of_floor_per_round"]) == 3
+        assert len(r["compare_rps_per_round"]) == len(r["ours_over_compare_per_round"]) == 3
         assert r["of_floor"] == pytest.approx(r["ours_rps"] / r["floor_rps"], rel=0.01)
         # the ideal: one core's floor cost plus the level's search cost, per request
         ideal = 1 / (1 / r["floor_rps"] + r["search_core_ms"] / 1000)
