@@ -17,6 +17,8 @@ import sys
 import threading
 import time
 import uuid
+import weakref
+from functools import partial
 from typing import Any, TextIO
 
 from flask import Flask, Response, g, has_request_context, request
@@ -74,11 +76,16 @@ class JsonLines(logging.StreamHandler):  # type: ignore[type-arg]
 
     def __init__(self, stream: TextIO | None = None) -> None:
         super().__init__(stream)
+        self._pid = 0  # the process whose thread writes the waiting lines (a fork has none yet)
+        self._forked()
+        # a forked process (gunicorn's workers) starts with none waiting: its parent writes its own
+        os.register_at_fork(after_in_child=partial(_forked, weakref.ref(self)))
+
+    def _forked(self) -> None:
         self._waiting: list[str] = []
         self._bytes = 0
         self._waiting_lock = threading.Lock()
         self._due = threading.Event()
-        self._pid = 0  # the process whose thread writes the waiting lines (a fork has none yet)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
@@ -144,6 +151,12 @@ def configure(level: str = "INFO", json_lines: bool = True) -> None:
         handler._kashgar = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
         logger.propagate = False
+
+
+def _forked(ref: weakref.ref[JsonLines]) -> None:
+    handler = ref()
+    if handler is not None:
+        handler._forked()
 
 
 def _only_json_lines(access: logging.Logger) -> JsonLines | None:

@@ -90,3 +90,23 @@ def test_waiting_lines_are_written_once_enough_wait_and_at_a_flush(
     handler.batch('{"n": 3}')
     handler.flush()  # as at exit (logging's shutdown) and when a web process stops (gunicorn_conf)
     assert [x["n"] for x in lines(out)] == [1, 2, 3]
+
+
+def test_a_forked_process_starts_with_no_line_waiting(captured: tuple[io.StringIO, logs.JsonLines]) -> None:
+    """gunicorn forks its web processes from the master: a line waiting there is the master's to
+    write, not written again by each worker."""
+    import os
+
+    out, handler = captured
+    handler.batch('{"n": "a line of the parent"}')
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: nothing waits; what it writes is its own
+        os.close(read)
+        os.write(write, str(len(handler._waiting)).encode())
+        os._exit(0)
+    os.close(write)
+    got = os.read(read, 16)
+    os.waitpid(pid, 0)
+    os.close(read)
+    assert got == b"0" and len(handler._waiting) == 1
