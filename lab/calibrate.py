@@ -23,8 +23,9 @@ give the alternative the search likes best the lowest win_prob. So win_prob neve
 reward rises (alternatives tie where the slope is 0). The held-out measures in the shipped file are
 of the clipped map, as it answers.
 
-The service reads the file through `load_calibration`, which reads it again whenever it changes on
-disk (another mtime, size or inode), so a new fit or a mended file takes effect without a restart.
+The service reads the file through `load_calibration`, which reads it again when it changes on disk
+(another mtime, size or inode; looked at once a second at most), so a new fit or a mended file takes
+effect without a restart, within a second.
 """
 
 from __future__ import annotations

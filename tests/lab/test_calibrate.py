@@ -305,10 +305,12 @@ def write_replacing(path: Path, text: str, mtime_ns: int) -> None:
 def test_a_rewritten_or_mended_file_takes_effect_without_a_restart(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
     """The file was read once per process: a running server kept an old fit after `kashgar
-    calibrate` wrote a new one, and null after a damaged file was mended."""
+    calibrate` wrote a new one, and null after a damaged file was mended. (The file is looked at
+    every call here; once a second, as served, in the next test.)"""
     doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     path = tmp_path / "cal.json"
     monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
+    monkeypatch.setattr(win_prob.load_calibration, "check_s", 0.0)
     club = get_level("club")
     state = engine_ext.new_game(players=2, seed=8).to_json()
     assert win_prob.load_calibration() == {}  # none yet
@@ -330,6 +332,34 @@ def test_a_rewritten_or_mended_file_takes_effect_without_a_restart(
     assert win_prob.weights_for(club, 2) == [2.0, 0.0, 0.0, 0.0]
     path.unlink()
     assert win_prob.load_calibration() == {} and win_prob.weights_for(club, 2) is None
+
+
+def test_the_file_is_looked_at_once_a_second_at_most(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A served request asks for the calibration every time: the stat of the file each call was 5%
+    of a web process's time at the cheap levels. Now it is looked at once every `check_s` seconds,
+    and a new, mended or removed file takes effect within that."""
+    now = [100.0]
+    loader = win_prob.CalibrationLoader(check_s=1.0, clock=lambda: now[0])
+    path = tmp_path / "cal.json"
+    stats: list[str] = []
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **kw: stats.append(os.fspath(p)) or real_stat(p, *a, **kw))
+    assert loader(str(path)) == {} and len(stats) == 1  # none yet, and that is kept too
+    write_replacing(path, '{"levels": {"a": 1}}', 1_000_000_000)
+    for _ in range(5):
+        now[0] += 0.15
+        assert loader(str(path)) == {}  # within the second: not looked at
+    assert len(stats) == 1
+    now[0] += 0.5
+    assert loader(str(path)) == {"levels": {"a": 1}} and len(stats) == 2
+    write_replacing(path, '{"levels": {"b": 2}}', 2_000_000_000)
+    now[0] += 0.5
+    assert loader(str(path)) == {"levels": {"a": 1}}
+    now[0] += 0.6
+    assert loader(str(path)) == {"levels": {"b": 2}}
+    path.unlink()
+    now[0] += 1.0
+    assert loader(str(path)) == {}
 
 
 def test_an_unchanged_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
