@@ -112,9 +112,8 @@ def served_reward(state: Any, level: str, seed: int) -> float:
     (`lab.served`)."""
     from lab.served import served_answer
 
-    answer = served_answer(state, level, seed)
-    chosen = next(a for a in answer["alternatives"] if a["decision_text"] == answer["decision_text"])
-    return float(chosen["mean_reward"])
+    reward = served_answer(state, level, seed).chosen.mean_reward
+    return float("nan") if reward is None else reward
 
 
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,

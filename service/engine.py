@@ -7,12 +7,14 @@ import functools
 import logging
 import math
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import engine_ext
 from bots import suggest as bots_suggest
+from bots.answer import Answer
 from bots.position import Position
+from engine_ext.decisions import Decision
 from engine_ext.game import NoDecision
 from engine_ext.record import card_file
 from engine_ext.words import Words, words
@@ -105,35 +107,31 @@ def described_events(events: list[dict[str, Any]], game: Any) -> list[dict[str, 
     return out
 
 
-def describe_answer(answer: dict[str, Any], game: Any) -> dict[str, Any]:
-    """A search's answer on `game` with the words: the decision's and every alternative's
-    `description` (and `card_name`), and `line_descriptions`, one per step of `line`."""
+def describe_answer(answer: Answer, game: Any) -> dict[str, Any]:
+    """A search's answer on `game` as the service gives it: its JSON with the words, the decision's
+    and every alternative's `description` (and `card_name`), and `line_descriptions`, one per step
+    of `line`."""
     said = words_of(game)
     context = game.decision_context()
-    answer["alternatives"] = [dict(alt) for alt in answer.get("alternatives", [])]
-    for item in [answer, *answer["alternatives"]]:
-        if isinstance(item.get("decision"), dict):
-            d = engine_ext.Decision.from_json(item["decision"])
-            item["description"] = said.decision(d, context)
-            if d.kind in ("keep", "take"):
-                item["card_name"] = said.name(d.args[0])
-    answer["line_descriptions"] = line_words(game, list(answer.get("line") or []))
-    return answer
+    out = answer.to_json()
+    items = [(out, answer.decision), *zip(out["alternatives"], (a.decision for a in answer.alternatives),
+                                          strict=True)]
+    for item, d in items:
+        item["description"] = said.decision(d, context)
+        if d.kind in ("keep", "take"):
+            item["card_name"] = said.name(d.args[0])
+    out["line_descriptions"] = line_words(game, answer.line)
+    return out
 
 
-def line_words(game: Any, line: list[str]) -> list[str]:
+def line_words(game: Any, line: Sequence[Decision]) -> list[str]:
     """Each step of a search's expected line in words, played out on a copy of `game` while its
     steps are legal there (a line may skip other seats' turns, and a view's draws are made up):
     from the first that is not, in words that need no state."""
     said = words_of(game)
     now: Any = game.clone()
     out = []
-    for text in line:
-        try:
-            d = engine_ext.Decision.parse(text)
-        except ValueError:
-            out.append(text)
-            continue
+    for d in line:
         code = None
         if now is not None:
             try:
