@@ -110,7 +110,7 @@ class Answer:
 
     def to_json(self) -> dict[str, Any]:
         """The answer as JSON (`docs/engine-api.md`, "The bots API the service uses"), without the
-        words (`service.words.describe_answer` adds them)."""
+        words (`service.describe.describe_answer` adds them)."""
         out: dict[str, Any] = {
             "decision": self.decision.to_json(),
             "decision_text": str(self.decision),

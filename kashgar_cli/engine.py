@@ -118,19 +118,19 @@ class Engine:
         return dict(search_now(spec, position, None))
 
     def _levels(self, body: dict[str, Any]) -> dict[str, Any]:
-        from service import engine
+        from service import levels
 
         self._no_fields(body)
-        return dict(engine.finite({"levels": engine.levels(),
-                                   "default": engine.default_level(self.settings.default_level)}))
+        return dict(levels.finite({"levels": levels.levels(),
+                                   "default": levels.default_level(self.settings.default_level)}))
 
     def _cards(self, body: dict[str, Any]) -> dict[str, Any]:
-        from service import engine
+        from service import cards, levels
 
         self._no_fields(body)
-        data = engine.cards()
-        return dict(engine.finite({"cards": data["cards"], "contracts": data["contracts"],
-                                   "count": len(data["cards"]) + len(data["contracts"]), "file": engine.cards_file()}))
+        data = cards.cards()
+        return dict(levels.finite({"cards": data["cards"], "contracts": data["contracts"],
+                                   "count": len(data["cards"]) + len(data["contracts"]), "file": cards.cards_file()}))
 
     @staticmethod
     def _no_fields(body: dict[str, Any]) -> None:

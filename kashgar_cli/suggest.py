@@ -52,7 +52,7 @@ def check_budget(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     import engine_ext
     from bots.suggest import Budget, Position, search
-    from service.engine import describe_answer
+    from service.describe import describe_answer
 
     check_budget(args)
     try:

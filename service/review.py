@@ -27,7 +27,7 @@ from engine_ext.decisions import Decision
 from engine_ext.words import decision_text as english
 from engine_ext.words import no_seat
 
-from . import engine, search
+from . import levels, search
 from .errors import APIError, join_pointer
 
 KIND = "review"
@@ -80,7 +80,7 @@ def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str =
     if isinstance(moves, list) and len(moves) > MAX_MOVES:
         raise APIError(413, "record_too_long", f"a review takes a record of at most {MAX_MOVES} moves, not "
                        f"{len(moves)}", join_pointer(ptr, "/moves"))
-    names = engine.level_names()
+    names = levels.level_names()
     if level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     try:
@@ -99,7 +99,7 @@ def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str =
                 reviewed.append(step.number)
     except records.RecordError as exc:
         raise _refused(exc, ptr) from None
-    iterations, time_ms = engine.level_budget(level)
+    iterations, time_ms = levels.level_budget(level)
     parts = max(1, -(-len(reviewed) // DECISIONS_PER_PART))
     return ReviewSpec(record=record, level=level, iterations=iterations, time_ms=time_ms, seats=wanted,
                       moves=reviewed, seed=seed, parts=parts)

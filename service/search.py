@@ -17,8 +17,8 @@ from bots import suggest as bots_suggest
 from bots.answer import Answer
 from bots.suggest import Budget, Position
 
-from . import engine
 from .config import Settings
+from .describe import describe_answer
 
 SEED_MASK = (1 << 63) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -129,7 +129,7 @@ def combine(spec: SearchSpec, parts: list[dict[str, Any]], position: Position | 
     the job store once; `position`: the spec's, already loaded; else it is loaded here)."""
     position = position or position_of(spec)
     answers = [Answer.from_json(p, position) for p in parts]
-    return engine.describe_answer(bots_suggest.finish(position, answers, spec.seed), position.game)
+    return describe_answer(bots_suggest.finish(position, answers, spec.seed), position.game)
 
 
 def answer(spec: SearchSpec, position: Position | None = None,
@@ -157,7 +157,7 @@ def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position
     t0 = time.perf_counter()
     position = position or position_of(spec)
     found = answer(spec, position, should_stop if deadline is not None else None)
-    out = engine.describe_answer(replace(found, elapsed_ms=round((time.perf_counter() - t0) * 1000.0, 3)),
+    out = describe_answer(replace(found, elapsed_ms=round((time.perf_counter() - t0) * 1000.0, 3)),
                                  position.game)
     if truncated:
         out["truncated"] = True

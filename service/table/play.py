@@ -17,7 +17,8 @@ from typing import Any
 import engine_ext
 from engine_ext.words import YOU
 
-from .. import admission, clients, engine, search
+from .. import admission, clients, describe, search, seeds, states
+from .. import levels as served
 from ..api.common import manager, settings
 from ..api.rules import check_variant
 from ..api.suggest import resolve
@@ -76,7 +77,7 @@ def fits_sync(level: str, ptr: str) -> None:
     """422 naming `ptr` when `level` searches beyond this server's synchronous limits (the table's
     bots and hints search within the request)."""
     cfg = settings()
-    iterations, time_ms = engine.level_budget(level)
+    iterations, time_ms = served.level_budget(level)
     if (iterations or 0) > cfg.sync_max_iterations or (time_ms or 0) > cfg.sync_max_ms:
         raise APIError(422, "budget_too_large_for_sync", f"level {level} searches beyond this server's synchronous "
                        f"limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): pick a weaker one", ptr)
@@ -125,7 +126,7 @@ def play_bots(table: Table, game: Any) -> list[dict[str, Any]]:
 
 
 def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tuple[Table, Any, list[dict[str, Any]]]:
-    names = engine.level_names()
+    names = served.level_names()
     if len(levels) != players - 1:
         raise APIError(422, "validation_error", f"levels must name {players - 1} bot level(s) for {players} players",
                        "/levels")
@@ -134,8 +135,8 @@ def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tupl
             raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
         fits_sync(lv, f"/levels/{i}")
     check_variant(variant)
-    seed = engine.random_seed() if seed is None else seed
-    game = engine.new_game(players, seed, variant)
+    seed = seeds.random_seed() if seed is None else seed
+    game = states.new_game(players, seed, variant)
     table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,
                   variant=game.to_json().get("variant"))
     return table, game, play_bots(table, game)
@@ -146,7 +147,7 @@ def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
     if game.is_terminal or game.current_player != table.seat:
         raise APIError(409, "not_your_turn", "the game is over" if game.is_terminal else
                        "it is not your decision in this table", "/decision")
-    d = engine.parse_decision(game, decision, "/decision")
+    d = states.parse_decision(game, decision, "/decision")
     steps = [_apply(table, game, str(d), table.seat, secrets.randbits(SHUFFLE_BITS))]
     return steps + play_bots(table, game)
 
@@ -155,7 +156,7 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
     """A level's suggestion for the person, with its win chance and the next best alternatives."""
     if game.is_terminal or game.current_player != table.seat:
         raise APIError(409, "not_your_turn", "there is no decision of yours to hint at", "/token")
-    names = engine.level_names()
+    names = served.level_names()
     if level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     fits_sync(level, "/level")
@@ -193,10 +194,10 @@ def answer(table: Table, game: Any, steps: list[dict[str, Any]]) -> dict[str, An
     view = dict(game.to_json(observer=table.seat))
     names = table.names()
     body: dict[str, Any] = {"seat": table.seat, "players": table.players, "names": names, "levels": table.levels}
-    body.update(engine.game_summary(game))
+    body.update(states.game_summary(game))
     body["view"] = view
     legal = [] if game.is_terminal or game.current_player != table.seat else game.legal()
-    body["legal"] = [engine.decision_json(d, game, view) for d in legal]
+    body["legal"] = [describe.decision_json(d, game, view) for d in legal]
     body["ask"] = words.ask_text([d.kind for d in legal]) if legal else ""
     body["steps"] = steps
     body["cards"] = {s: words.card(s) for s in sorted(_cards_in(view))}

@@ -9,7 +9,7 @@ import jsonschema
 
 from engine_ext import record as records
 
-from .. import engine
+from .. import levels as engine
 from ..api.rules import check_variant
 from ..errors import APIError, join_pointer
 from .play import Table, fits_sync
