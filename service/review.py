@@ -24,8 +24,7 @@ from bots.position import Position
 from bots.suggest import Budget
 from engine_ext import record as records
 from engine_ext.decisions import Decision
-from engine_ext.words import decision_text as english
-from engine_ext.words import no_seat
+from engine_ext.words import decision_words, no_seat
 
 from . import levels, search
 from .errors import APIError, join_pointer
@@ -123,8 +122,8 @@ def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], 
         "move": number,
         "seat": seat,
         "played": played,
-        "played_words": english(played, view),
-        "best_words": english(verdict["best"], view),
+        "played_words": decision_words(played, view),
+        "best_words": decision_words(verdict["best"], view),
         "iterations": sum(a.iterations for a in answers),
         **verdict,
     }

@@ -33,7 +33,7 @@ class SearchSpec:
     iterations: int | None
     time_ms: int | None
     seed: int
-    parallel: int
+    parallel: int  # the parts the search is split into (`plan`); the answer says how many it merged: `parts`
     cards: str = ""  # the sha256 of the card data the request was read with ("": not checked)
 
     def to_dict(self) -> dict[str, Any]:

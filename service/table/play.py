@@ -99,7 +99,7 @@ def _apply(table: Table, game: Any, text: str, player: int, shuffle: int | None 
         game.shuffle_unknown(shuffle)
     hidden = game.hidden_from(table.seat)  # a bot choosing among cards only it has seen
     decision = engine_ext.Decision.parse(text)
-    said = words.HIDDEN_CHOICE if hidden else words.decision_text(decision, game.to_json(observer=table.seat))
+    said = words.HIDDEN_CHOICE if hidden else words.decision_words(decision, game.to_json(observer=table.seat))
     events = game.apply(decision, observer=table.seat)
     table.history.append([player, text] if shuffle is None else [player, text, shuffle])
     table.state = dict(game.to_json())

@@ -50,9 +50,9 @@ def test_the_margin_is_the_same_bar_whatever_the_score(lead: int) -> None:
 
 
 def test_a_sampled_choice_never_draws_a_move_below_the_margin() -> None:
-    drawn = {final_choice(FLAT, 1.0, seed, position=7, means=MEANS, margin=0.3) for seed in range(400)}
+    drawn = {final_choice(FLAT, 1.0, seed, position_key=7, means=MEANS, margin=0.3) for seed in range(400)}
     assert drawn == {0, 1, 2}
-    wide = {final_choice(FLAT, 1.0, seed, position=7, means=MEANS, margin=0.0) for seed in range(400)}
+    wide = {final_choice(FLAT, 1.0, seed, position_key=7, means=MEANS, margin=0.0) for seed in range(400)}
     assert wide == {0, 1, 2, 3, 4}
 
 
