@@ -140,10 +140,9 @@ def answer(spec: SearchSpec, position: Position | None = None,
     return bots_suggest.suggest(position, [budget_of(p) for p in plan(spec)], should_stop=should_stop)
 
 
-def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position | None = None) -> dict[str, Any]:
-    """The answer of `spec` as the service gives it (`answer`, with the words) on the position read
-    from the request (`position`: already loaded; else it is loaded here). `timeout_ms` is a safety
-    cap: when hit, the parts stop early and the answer says `truncated: true`."""
+def answer_within(spec: SearchSpec, position: Position, timeout_ms: int | None) -> tuple[Answer, bool]:
+    """`answer` of `spec` on `position` within a safety cap of `timeout_ms` (None: none), and
+    whether the cap was hit (the parts stopped early); its elapsed_ms is the whole search's."""
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
     truncated = False
 
@@ -155,10 +154,18 @@ def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position
         return False
 
     t0 = time.perf_counter()
-    position = position or position_of(spec)
     found = answer(spec, position, should_stop if deadline is not None else None)
-    out = describe_answer(replace(found, elapsed_ms=round((time.perf_counter() - t0) * 1000.0, 3)),
-                                 position.game)
+    return replace(found, elapsed_ms=round((time.perf_counter() - t0) * 1000.0, 3)), truncated
+
+
+def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position | None = None) -> dict[str, Any]:
+    """The answer of `spec` as the service gives it (`answer_within`, with the words) on the
+    position read from the request (`position`: already loaded; else it is loaded here).
+    `timeout_ms` is a safety cap: when hit, the parts stop early and the answer says
+    `truncated: true`."""
+    position = position or position_of(spec)
+    found, truncated = answer_within(spec, position, timeout_ms)
+    out = describe_answer(found, position.game)
     if truncated:
         out["truncated"] = True
     return out

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine_ext
+from bots.answer import Answer
+from bots.position import Position
+from engine_ext.decisions import Decision
 from engine_ext.words import YOU
 
 from .. import admission, clients, describe, search, seeds, states
@@ -83,22 +86,23 @@ def fits_sync(level: str, ptr: str) -> None:
                        f"limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): pick a weaker one", ptr)
 
 
-def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+def search_for(view: dict[str, Any], level: str, seed: int) -> tuple[Answer, Position]:
     """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
-    client's synchronous search-seconds: past its limit, 429)."""
+    client's synchronous search-seconds: past its limit, 429), and the position it searched."""
     request = SuggestRequest(state=view, level=level, seed=seed, mode="sync")
     spec, _, position = resolve(request, settings(), manager().backend)
     with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
-        return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, position=position)
+        found, _ = search.answer_within(spec, position, settings().sync_timeout_ms)
+    return found, position
 
 
-def _apply(table: Table, game: Any, text: str, player: int, shuffle: int | None = None) -> dict[str, Any]:
-    """Apply `player`'s decision `text` (legal: checked by the caller), after shuffling what no seat
+def _apply(table: Table, game: Any, decision: Decision, player: int, shuffle: int | None = None) -> dict[str, Any]:
+    """Apply `player`'s `decision` (legal: checked by the caller), after shuffling what no seat
     knows by `shuffle` when given; the step as the person sees it."""
     if shuffle is not None:
         game.shuffle_unknown(shuffle)
     hidden = game.hidden_from(table.seat)  # a bot choosing among cards only it has seen
-    decision = engine_ext.Decision.parse(text)
+    text = str(decision)
     said = words.HIDDEN_CHOICE if hidden else words.decision_words(decision, game.to_json(observer=table.seat))
     events = game.apply(decision, observer=table.seat)
     table.history.append([player, text] if shuffle is None else [player, text, shuffle])
@@ -120,8 +124,8 @@ def play_bots(table: Table, game: Any) -> list[dict[str, Any]]:
         player = int(game.current_player)
         level = table.levels[player] or "novice"
         seed = (table.seed * 7919 + len(table.history)) % engine_ext.SEEDS
-        answer = search_for(dict(game.to_json(observer=player)), level, seed)
-        steps.append(_apply(table, game, str(answer["decision_text"]), player))
+        answer, _ = search_for(dict(game.to_json(observer=player)), level, seed)
+        steps.append(_apply(table, game, answer.decision, player))
     return steps
 
 
@@ -148,7 +152,7 @@ def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
         raise APIError(409, "not_your_turn", "the game is over" if game.is_terminal else
                        "it is not your decision in this table", "/decision")
     d = states.parse_decision(game, decision, "/decision")
-    steps = [_apply(table, game, str(d), table.seat, secrets.randbits(SHUFFLE_BITS))]
+    steps = [_apply(table, game, d, table.seat, secrets.randbits(SHUFFLE_BITS))]
     return steps + play_bots(table, game)
 
 
@@ -161,15 +165,17 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     fits_sync(level, "/level")
     view = dict(game.to_json(observer=table.seat))
-    answer = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
+    answer, position = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
+    said, context = describe.words_of(position.game), position.game.decision_context()
 
-    def item(a: dict[str, Any]) -> dict[str, Any]:
-        return {"text": a["decision_text"], "description": a.get("description", a["decision_text"]),
-                "win_prob": a.get("win_prob"), "expected_vp": a.get("expected_vp"), "visits": a.get("visits")}
+    def item(d: Decision, win_prob: float | None, expected_vp: float | None, visits: int | None) -> dict[str, Any]:
+        return {"text": str(d), "description": said.decision(d, context), "win_prob": win_prob,
+                "expected_vp": expected_vp, "visits": visits}
 
-    best = str(answer["decision_text"])
-    alternatives = [item(a) for a in answer.get("alternatives", []) if a.get("decision_text") != best]
-    return {"level": level, **item(answer), "alternatives": alternatives[:HINT_ALTERNATIVES]}
+    alternatives = [item(a.decision, a.win_prob, a.expected_vp, a.visits) for a in answer.alternatives
+                    if a.code != answer.code]
+    return {"level": level, **item(answer.decision, answer.win_prob, answer.expected_vp, None),
+            "alternatives": alternatives[:HINT_ALTERNATIVES]}
 
 
 def _cards_in(view: dict[str, Any]) -> set[str]:
