@@ -72,7 +72,7 @@ def test_play_shows_another_seat_s_private_draw_unnamed() -> None:
     """`kashgar play` printed every event of the full state: the bots' Special draws and the cards
     they put back under, which the human's seat does not see."""
     import engine_ext
-    from tests.service.test_hidden import private_draw
+    from tests.builders import private_draw
 
     full, decision, drawer, other = private_draw()
     for seat, named in ((other, False), (drawer, True)):

@@ -80,7 +80,7 @@ def test_quitting_says_the_seed() -> None:
 
 
 def test_a_bot_s_unseen_choice_is_not_named() -> None:
-    from tests.service.test_hidden import private_draw
+    from tests.builders import private_draw
 
     full, decision, drawer, other = private_draw()
     after = engine_ext.from_json(full)

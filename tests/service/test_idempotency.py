@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from service import create_app
-from tests.service.test_reviews import _play
+from tests.builders import bot_record
 
 JOB = {"iterations": 40_000, "mode": "async", "seed": 1}
 
@@ -69,7 +69,7 @@ def test_a_refused_request_leaves_its_key_free(app: Any, state: dict[str, Any]) 
 
 
 def test_a_review_sent_again_with_its_key_is_one_job(app: Any) -> None:
-    body = {"record": _play(7, moves=12), "level": "novice"}
+    body = {"record": bot_record(7, moves=12), "level": "novice"}
     first = post(app, "/reviews", body, "review-1")
     again = post(app, "/reviews", body, "review-1")
     assert first.status_code == again.status_code == 202, first.get_json()

@@ -36,8 +36,9 @@ app = create_app(
 schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
 # operations that take a game (a state, a table's token or record) and where it may be refused
 TAKES_A_GAME = {"/legal", "/apply", "/suggest", "/table/move", "/table/hint", "/table/record", "/table/load",
-                "/reviews"}
-GAME_POINTERS = ("/state", "/decision", "/token", "/record", "/seats")  # /seats: a review's, past the record's players
+                "/reviews", "/rating"}
+GAME_POINTERS = ("/state", "/decision", "/token", "/record", "/seats",  # /seats: a review's, past the record's players
+                 "/results")  # a rating's results: its levels, VP and winner read together
 
 
 def only_the_game_refused(case: Any, response: Any) -> None:
