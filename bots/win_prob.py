@@ -17,7 +17,7 @@ entry of another model gives no weights).
 rises (a fit whose slope is negative early in the game would otherwise give the alternative the
 search likes best the lowest win_prob). Where that slope is 0 (`resolves` is False: novice's fits
 before the leader has about 5 VP) the fit gives every alternative the same chance, whatever the
-search found: that is no chance of the alternative, so `calibrated` gives each alternative a
+search found: that is no chance of the alternative, so `bots.answer.calibrate` gives each alternative a
 `win_prob` of None there, and the answer's own `win_prob` is the mover's chance at this point of
 the game at that level, whatever it plays.
 
@@ -228,25 +228,6 @@ def _weights_in(doc: dict[str, Any], level: Any, players: int) -> list[float] | 
         log.error("calibration of %s with %d players is malformed: win_prob is null", level.name, players)
         return None
     return [float(w) for w in weights]
-
-
-def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float,
-               order: int = 0) -> dict[str, Any]:
-    """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward` (the
-    mover's place in turn order, `order`, counts for weights of `MODEL_ORDER`). Where the weights do
-    not tell alternatives apart at this progress (`resolves`), each alternative's is None and the
-    answer's is the chance the fit gives the mover whatever it plays."""
-    apart = weights is None or resolves(weights, progress)
-    for alt in answer.get("alternatives", []):
-        chance = _rounded(win_prob(weights, alt.get("mean_reward"), progress, order))
-        alt["win_prob"] = chance if apart else None
-        if alt.get("decision_text") == answer.get("decision_text"):
-            answer["win_prob"] = chance
-    return answer
-
-
-def _rounded(p: float | None) -> float | None:
-    return None if p is None else round(p, 6)
 
 
 def win_prob(weights: list[float] | None, reward: float | None, progress: float, order: int = 0) -> float | None:

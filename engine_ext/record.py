@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -104,12 +105,29 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True)
 class Step:
-    """One move as it is replayed: its number (from 1), the move, the game before and after it."""
+    """One move as it is replayed: its number (from 1), the move, the game before it (a copy of its
+    own, `start`) and after it (`game`). What a reader of the step needs of the game before the move
+    is made from `start` when it is asked for, never dumped and loaded back: the full state document
+    (`before`), the view of a seat (`view`), the count of legal decisions (`legal_count`)."""
 
     number: int
     move: Mapping[str, Any]
-    before: dict[str, Any]  # the full state document before the move
+    start: Game  # the game before the move (a copy: it stays as it was)
     game: Game  # after it (the same object on every step: it moves on)
+
+    @cached_property
+    def before(self) -> dict[str, Any]:
+        """The full state document before the move."""
+        return self.start.to_json(observer=None)
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """The view before the move of `seat` (None: the seat that made the move)."""
+        return self.start.to_json(observer=int(self.move["seat"]) if seat is None else seat)
+
+    @property
+    def legal_count(self) -> int:
+        """How many legal decisions the seat to move had before the move."""
+        return len(self.start.state.legal_codes())
 
 
 def _engine(data: CardData | None) -> Engine:
@@ -250,7 +268,7 @@ class Replay:
                                   replays=True)
             if move.get("shuffle") is not None:
                 game.shuffle_unknown(int(move["shuffle"]))
-            before = game.to_json(observer=None)
+            before = game.clone()
             try:
                 events = game.apply(move["decision"])
             except (DecisionError, IllegalDecision) as exc:

@@ -74,13 +74,13 @@ class LocalTable(Table):
         return dict(engine_ext.new_game(players=players, seed=seed).to_json())
 
     def _summary(self, game: Any) -> dict[str, Any]:
-        from service import engine
+        from service import states as engine
 
         return engine.game_summary(game)
 
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         import engine_ext
-        from service import engine
+        from service import describe as engine
 
         g = engine_ext.from_json(state)
         return dict(self._summary(g), legal=engine.legal(g))
@@ -100,7 +100,7 @@ class LocalTable(Table):
         return dict(analyse_state(view, level=level, seed=seed))
 
     def cards(self) -> dict[str, Any]:
-        from service import engine
+        from service import cards as engine
 
         return dict(engine.cards())
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
-from .. import engine, search
+from .. import levels as served
+from .. import search
 from ..models import LevelsResponse
 from ..openapi import operation
 from .common import settings
@@ -28,13 +29,13 @@ def levels() -> Response:
     job), in how many root-parallel parts, and what a decision costs in core-seconds."""
     cfg = settings()
     return jsonify(
-        engine.finite({"levels": [_served(lv, cfg) for lv in engine.levels()],
-                       "default": engine.default_level(cfg.default_level)})
+        served.finite({"levels": [_served(lv, cfg) for lv in served.levels()],
+                       "default": served.default_level(cfg.default_level)})
     )
 
 
 def _served(level: dict[str, Any], cfg: Any) -> dict[str, Any]:
-    iterations, time_ms = engine.level_budget(str(level["name"]))
+    iterations, time_ms = served.level_budget(str(level["name"]))
     asynchronous = not search.fits_sync(iterations, time_ms, cfg)
     parts = search.default_parallel(iterations, time_ms, cfg, asynchronous, "embedded")
     return {**level, "asynchronous": asynchronous, "parts": parts}

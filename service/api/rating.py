@@ -10,7 +10,7 @@ from pydantic import Field, WithJsonSchema
 
 from bots import rating
 
-from .. import engine
+from .. import levels as engine
 from ..errors import APIError, join_pointer
 from ..models import RECORD_JSON_SCHEMA, Request
 from ..models import Response as Body

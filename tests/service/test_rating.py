@@ -12,7 +12,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from bots import rating
-from service import create_app, engine
+from service import create_app, levels
 from tests.builders import random_record
 
 
@@ -79,7 +79,7 @@ def test_an_operators_ladder(client: FlaskClient, tmp_path: Path, monkeypatch: p
     mine = tmp_path / "my.toml"
     mine.write_text("".join("[[level]]" + b.split("# Named presets")[0] for b in keep))
     monkeypatch.setenv("KASHGAR_LEVELS", str(mine))
-    engine.levels.cache_clear()  # a process reads its level file once
+    levels.levels.cache_clear()  # a process reads its level file once
     try:
         status, body = post(client, {"results": [{"levels": [None, "club"], "vp": [25, 10], "winner": 0}]})
         assert status == 200, body
@@ -88,7 +88,7 @@ def test_an_operators_ladder(client: FlaskClient, tmp_path: Path, monkeypatch: p
         assert status == 422 and body["pointer"] == "/results/0/levels/1" and "master" in body["message"]
     finally:
         monkeypatch.undo()
-        engine.levels.cache_clear()
+        levels.levels.cache_clear()
 
 
 @pytest.mark.parametrize("body, pointer", [
