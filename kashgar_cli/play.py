@@ -74,16 +74,16 @@ class LocalTable(Table):
         return dict(engine_ext.new_game(players=players, seed=seed).to_json())
 
     def _summary(self, game: Any) -> dict[str, Any]:
-        from service import states as engine
+        from service import states
 
-        return engine.game_summary(game)
+        return states.game_summary(game)
 
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         import engine_ext
-        from service import describe as engine
+        from service import describe
 
         g = engine_ext.from_json(state)
-        return dict(self._summary(g), legal=engine.legal(g))
+        return dict(self._summary(g), legal=describe.legal(g))
 
     def apply(self, state: dict[str, Any], decision: str, seat: int) -> dict[str, Any]:
         import engine_ext
@@ -100,9 +100,9 @@ class LocalTable(Table):
         return dict(analyse_state(view, level=level, seed=seed))
 
     def cards(self) -> dict[str, Any]:
-        from service import cards as engine
+        from service import cards
 
-        return dict(engine.cards())
+        return dict(cards.cards())
 
     def levels(self) -> list[str]:
         from bots.levels import load_levels

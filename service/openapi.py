@@ -107,9 +107,9 @@ def _state_schema() -> dict[str, Any]:
 @functools.lru_cache(maxsize=1)
 def _example_state() -> dict[str, Any] | None:
     try:
-        from . import states as engine
+        from . import states
 
-        g = engine.new_game(2, 1, None)
+        g = states.new_game(2, 1, None)
         doc = g.to_json(observer=0)
         return doc if isinstance(doc, dict) else None
     except Exception:  # noqa: BLE001
@@ -241,9 +241,9 @@ def _replace_refs(node: Any) -> Any:
 
 def _first_legal_text(doc: dict[str, Any]) -> str | None:
     try:
-        from . import states as engine
+        from . import states
 
-        g = engine.load_game(doc)
+        g = states.load_game(doc)
         legal = g.legal()
         return str(legal[0]) if legal else None
     except Exception:  # noqa: BLE001

@@ -43,3 +43,15 @@ def service_url() -> Iterator[str]:
     """The service app behind a real HTTP server in this process (threads)."""
     with serve_app() as url:
         yield url
+
+
+@pytest.fixture(autouse=True)
+def _served_levels_read_afresh() -> Iterator[None]:
+    """A process reads its level file once (`service.levels.levels` is cached); a test that served
+    another level file must not leave its ladder to the tests after it in the same process."""
+    yield
+    import sys
+
+    served = sys.modules.get("service.levels")
+    if served is not None:
+        served.levels.cache_clear()

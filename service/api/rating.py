@@ -10,7 +10,7 @@ from pydantic import Field, WithJsonSchema
 
 from bots import rating
 
-from .. import levels as engine
+from .. import levels as served_levels
 from ..errors import APIError, join_pointer
 from ..models import RECORD_JSON_SCHEMA, Request
 from ..models import Response as Body
@@ -98,7 +98,7 @@ def rate() -> Response:
     result or the record's field it cannot use (a level with no measured Elo, a game not over, no
     person's seat or more than one); 409 when no level of this server has a measured Elo."""
     req = read_body(RatingRequest)
-    elos = rating.ladder(engine.levels())
+    elos = rating.ladder(served_levels.levels())
     if not elos:
         raise APIError(409, "no_ladder", "no level of this server has a measured Elo (`elo` in its level file)", "")
     r = rating.rate(_games(req, elos), rating.ladder_middle(elos))

@@ -6,9 +6,10 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify
 
+import engine_ext
 from engine_ext.words import seat_words
 
-from .. import describe, seeds, states
+from .. import describe, states
 from ..errors import APIError, pointer
 from ..models import ApplyRequest, ApplyResponse, GameResponse, LegalRequest, LegalResponse, NewGameRequest
 from ..openapi import operation
@@ -101,7 +102,7 @@ def new_game_answer(req: NewGameRequest) -> dict[str, Any]:
     """POST /games's answer (no request_id)."""
     variant: Any = req.variant
     check_variant(variant)
-    game = states.new_game(req.players, req.seed if req.seed is not None else seeds.random_seed(), variant)
+    game = states.new_game(req.players, req.seed if req.seed is not None else engine_ext.random_seed(), variant)
     body = states.game_summary(game)
     body["state"] = _to_json(game, req.observer, "/observer")
     body.update(describe.legal_seen_by(game, req.observer))

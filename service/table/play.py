@@ -20,7 +20,7 @@ from bots.position import Position
 from engine_ext.decisions import Decision
 from engine_ext.words import YOU
 
-from .. import admission, clients, describe, search, seeds, states
+from .. import admission, clients, describe, search, states
 from .. import levels as served
 from ..api.common import manager, settings
 from ..api.rules import check_variant
@@ -139,7 +139,7 @@ def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tupl
             raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
         fits_sync(lv, f"/levels/{i}")
     check_variant(variant)
-    seed = seeds.random_seed() if seed is None else seed
+    seed = engine_ext.random_seed() if seed is None else seed
     game = states.new_game(players, seed, variant)
     table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,
                   variant=game.to_json().get("variant"))

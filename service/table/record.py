@@ -7,7 +7,7 @@ from typing import Any
 
 from engine_ext import record as records
 
-from .. import levels
+from .. import levels as served_levels
 from ..errors import APIError, join_pointer
 from .play import Table, fits_sync
 
@@ -48,7 +48,7 @@ def replay(record: dict[str, Any], ptr: str = "/record", moves: int | None = Non
                        "initial state)", ptr + "/seed")
     seats = run.record.get("seats") or []
     levels: list[str | None] = [None] * run.game.players
-    names = levels.level_names()
+    names = served_levels.level_names()
     for i, seat in enumerate(seats):
         level = seat.get("level")
         if level is not None:
