@@ -11,6 +11,8 @@ from bots.answer import Answer
 from engine_ext.decisions import Decision
 from engine_ext.words import Words, words
 
+from .reasons import reason
+
 
 def words_of(game: Any) -> Words:
     """The renderer of `game`'s card data."""
@@ -72,6 +74,7 @@ def describe_answer(answer: Answer, game: Any) -> dict[str, Any]:
         if d.kind in ("keep", "take"):
             item["card_name"] = said.name(d.args[0])
     out["line_descriptions"] = line_words(game, answer.line)
+    out["reason"] = reason(answer, game)
     return out
 
 

@@ -248,6 +248,11 @@ class SuggestResult(Response):
         "in the given state played on; from a step that is not (a skipped turn, a made-up draw), in words "
         "that need no state."
     )
+    reason: str | None = Field(
+        None, description="Why the search prefers its decision, in one sentence made from its own numbers: its win "
+        "chance and expected VP against the next best it looked at, and what the line it expects does for the "
+        "player to move (contracts fulfilled, cards taken, VP scored; never a card a view's made-up draw names)."
+    )
     win_prob: float | None = Field(None, description=WIN_PROB)
     expected_vp: float | None = Field(None, description=EXPECTED_VP)
     iterations: int
