@@ -369,6 +369,9 @@ class ReviewDecision(Response):
         alias="class", description="By the loss: inaccuracy from 0.10, mistake from 0.20, blunder from 0.30 "
         "(docs/review.md); null: within the search's own noise.")
     iterations: int
+    reason: str | None = Field(None, description="Why the level prefers its choice to the move played, in one "
+                               "sentence from its search (as a hint's reason, against the move played); null "
+                               "where the level chose the move played.")
 
 
 class ReviewSeat(Response):

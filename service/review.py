@@ -26,7 +26,7 @@ from engine_ext import record as records
 from engine_ext.decisions import Decision
 from engine_ext.words import decision_words, no_seat
 
-from . import levels, search
+from . import levels, reasons, search
 from .errors import APIError, join_pointer
 
 KIND = "review"
@@ -117,7 +117,9 @@ def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], 
     answers = [bots_suggest.suggest(position, [Budget(spec.iterations, spec.time_ms,
                                                       search.part_seed(decision_seed(spec.seed + k, number), 0))])
                for k in range(SEEDS)]
-    verdict = judging.judge_all(answers, Decision.parse(played))
+    mine = Decision.parse(played)
+    verdict = judging.judge_all(answers, mine)
+    better = next((a for a in answers if judging.judge(a, mine) == verdict), answers[0])
     return {
         "move": number,
         "seat": seat,
@@ -126,6 +128,8 @@ def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], 
         "best_words": decision_words(verdict["best"], view),
         "iterations": sum(a.iterations for a in answers),
         **verdict,
+        # why the level prefers its move to the one played (None: the level plays it too)
+        "reason": None if better.decision == mine else reasons.better_reason(better, position.game, mine),
     }
 
 

@@ -93,6 +93,7 @@ class TableHint(Response):
     description: str
     win_prob: float | None
     expected_vp: float | None
+    reason: str = Field(description="Why the level suggests it: one sentence from its search (service/reasons.py).")
     alternatives: list[dict[str, Any]]
 
 

@@ -20,7 +20,7 @@ from bots.position import Position
 from engine_ext.decisions import Decision
 from engine_ext.words import YOU
 
-from .. import admission, clients, describe, search, states
+from .. import admission, clients, describe, reasons, search, states
 from .. import levels as served
 from ..api.common import manager, settings
 from ..api.rules import check_variant
@@ -157,7 +157,8 @@ def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
 
 
 def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
-    """A level's suggestion for the person, with its win chance and the next best alternatives."""
+    """A level's suggestion for the person, with its win chance, why (`service.reasons`) and the next
+    best alternatives."""
     if game.is_terminal or game.current_player != table.seat:
         raise APIError(409, "not_your_turn", "there is no decision of yours to hint at", "/token")
     names = served.level_names()
@@ -175,7 +176,7 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
     alternatives = [item(a.decision, a.win_prob, a.expected_vp, a.visits) for a in answer.alternatives
                     if a.code != answer.code]
     return {"level": level, **item(answer.decision, answer.win_prob, answer.expected_vp, None),
-            "alternatives": alternatives[:HINT_ALTERNATIVES]}
+            "reason": reasons.reason(answer, position.game), "alternatives": alternatives[:HINT_ALTERNATIVES]}
 
 
 def _cards_in(view: dict[str, Any]) -> set[str]:

@@ -305,6 +305,7 @@ def test_a_hint_appears(browser: Any, keyed: Gunicorn) -> None:
     assert "Next best:" in text
     suggested = text.split("suggests: ", 1)[1].split(" (win chance")[0]
     assert suggested in page.inner_text("#decisions")
+    assert page.inner_text("#hint-out .reason").lower().startswith(f"why: {suggested.lower()}: ")  # and why
 
 
 def _finished_record(seed: int) -> dict[str, Any]:
@@ -348,6 +349,7 @@ def shows_the_position_of(page: Any, d: dict[str, Any]) -> None:
     assert page.eval_on_selector("button.decision.better", "b => b.dataset.text") == d["best"]
     note = page.inner_text("#position-note")
     assert f"Move {d['move']}" in note and d["best_words"] in note and "better:" in note
+    assert page.inner_text("#review-detail .reason") == f"Why: {d['reason']}"  # the better move's reason
     assert page.locator(f"#review [data-move='{d['move']}'].chosen").count() == 2  # its mark and its line
     # numbers as people read them: whole percent, VP to one decimal
     assert re.search(r"win chance \d+%, -?\d+\.\d VP expected\); better: ", note), note

@@ -93,3 +93,17 @@ def test_a_view_s_line_never_names_a_card_it_would_draw() -> None:
             checked += 1
         game.apply(rng.choice(game.legal_codes()))
     assert checked > 0
+
+
+def test_a_review_s_better_move_says_why_against_the_move_played() -> None:
+    from service import review
+    from tests.builders import random_record
+
+    record = random_record(seed=33, moves=16, rng_seed=7, players=2)
+    done = review.run_all(review.plan(record, "advanced", None, 4321))
+    differing = [d for d in done["decisions"] if d["best"] != d["played"]]
+    assert differing and all(d["reason"] is None for d in done["decisions"] if d["best"] == d["played"])
+    for d in differing:
+        assert d["reason"].endswith(".") and "for the move played" in d["reason"]
+        if d["best_win_prob"] is not None and d["played_win_prob"] is not None:
+            assert f"{100 * d['best_win_prob']:.0f}% to win against {100 * d['played_win_prob']:.0f}%" in d["reason"]

@@ -30,7 +30,10 @@ CASES = {"2p-novice": (2, "novice", 24), "2p-advanced": (2, "advanced", 24), "3p
 def _review(players: int, level: str, moves: int) -> dict[str, Any]:
     record = random_record(seed=31 + players, moves=moves, rng_seed=7, players=players)
     spec = review.plan(record, level, None, SEED)
-    return json.loads(json.dumps(review.run_all(spec)))
+    done = json.loads(json.dumps(review.run_all(spec)))
+    for d in done["decisions"]:  # words added after the figures were pinned (tests/service/test_reasons.py)
+        d.pop("reason", None)
+    return done  # type: ignore[no-any-return]
 
 
 def _record() -> None:

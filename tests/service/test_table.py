@@ -144,6 +144,9 @@ def test_a_hint_gives_the_levels_choice_and_alternatives(client: FlaskClient) ->
     assert hint["text"] in {d["text"] for d in body["legal"]} and hint["description"]
     assert 0.0 <= hint["win_prob"] <= 1.0 and 1 <= len(hint["alternatives"]) <= 3
     assert all(a["text"] != hint["text"] and a["description"] for a in hint["alternatives"])
+    # why, in one sentence: the suggestion in words, then its figures against the next best's
+    assert hint["reason"].lower().startswith(hint["description"].lower()) and hint["reason"].endswith(".")
+    assert f"{100 * hint['win_prob']:.0f}% to win against" in hint["reason"]
 
 
 def test_a_tampered_or_foreign_token_is_refused(client: FlaskClient) -> None:

@@ -316,6 +316,7 @@
       out.replaceChildren(
         el("p", { class: "hint" }, el("strong", { text: `${h.level} suggests: ` }), `${h.description}`,
           ` (win chance ${pct(h.win_prob)})`),
+        h.reason ? el("p", { class: "reason", text: `Why: ${h.reason}` }) : null,
         h.alternatives.length ? el("p", { text: "Next best:" }) : null,
         h.alternatives.length ? alts : null,
       );
@@ -625,7 +626,7 @@
       `played ${d.played_words} (win chance ${pct(d.played_win_prob)}, ${vp(d.played_expected_vp)} VP expected); `,
       `better: ${d.best_words} (win chance ${pct(d.best_win_prob)}, ${vp(d.best_expected_vp)} VP expected).`);
     $("review-error").textContent = "";
-    $("review-detail").replaceChildren(words());
+    $("review-detail").replaceChildren(words(), d.reason ? el("p", { class: "reason", text: `Why: ${d.reason}` }) : "");
     choose(d.move);
     state.showing = d.move;
     if (!state.final || d.seat !== state.final.seat) {  // the person's own decisions show their position
