@@ -251,18 +251,11 @@ class Gunicorn:
             *self.extra_args,
         ]
         self.proc = Proc(f"gunicorn-{self.port}", argv, env=self.env, log_dir=self.log_dir)
-
-        def up() -> bool:
-            if self.proc is not None and not self.proc.alive():
-                raise ProcessExited("gunicorn exited")
-            return http_json("GET", self.url + "/healthz", timeout=2.0)[0] == 200
-
         try:
-            wait_until(up, timeout, interval=0.1, what="gunicorn /healthz")
-        except (TimeoutError, RuntimeError) as exc:
-            out = self.proc.output()[-3000:] if self.proc else ""
+            healthy(self.proc, self.url, timeout, "gunicorn /healthz")
+        except RuntimeError:
             self.stop()
-            raise RuntimeError(f"{exc}\n{out}") from None
+            raise
         return self
 
     def stop(self) -> None:
@@ -279,6 +272,21 @@ class Gunicorn:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def healthy(proc: Proc, url: str, timeout: float, what: str) -> None:
+    """Wait until the gunicorn of `proc` answers `url`/healthz with 200; RuntimeError with the end of
+    its output when it exits first or does not answer within `timeout` seconds."""
+
+    def up() -> bool:
+        if not proc.alive():
+            raise ProcessExited("gunicorn exited")
+        return http_json("GET", url + "/healthz", timeout=2.0)[0] == 200
+
+    try:
+        wait_until(up, timeout, interval=0.1, what=what)
+    except (TimeoutError, RuntimeError) as exc:
+        raise RuntimeError(f"{exc}\n{proc.output()[-3000:]}") from None
 
 
 class FloorServer:
@@ -306,18 +314,11 @@ class FloorServer:
 
     def start(self, timeout: float = 60.0) -> FloorServer:
         self.proc = Proc(f"floor-{self.port}", self.argv(), log_dir=self.log_dir)
-
-        def up() -> bool:
-            if self.proc is not None and not self.proc.alive():
-                raise ProcessExited("gunicorn exited")
-            return http_json("GET", self.url + "/healthz", timeout=2.0)[0] == 200
-
         try:
-            wait_until(up, timeout, interval=0.1, what="the floor app's /healthz")
-        except (TimeoutError, RuntimeError) as exc:
-            out = self.proc.output()[-3000:] if self.proc else ""
+            healthy(self.proc, self.url, timeout, "the floor app's /healthz")
+        except RuntimeError:
             self.stop()
-            raise RuntimeError(f"{exc}\n{out}") from None
+            raise
         return self
 
     def stop(self) -> None:

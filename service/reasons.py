@@ -20,32 +20,32 @@ from engine_ext.words import Words, words
 
 def reason(answer: Answer, game: Any) -> str:
     """The sentence for `answer`'s decision on `game` (the position it searched)."""
-    said = words(game.engine.data)
-    context = game.decision_context()
-    what = said.decision(answer.decision, context)
     others = [a for a in answer.alternatives if a.code != answer.code and a.visits > 0]
     if not others:
-        gain = "the only decision the search looked at" if len(answer.alternatives) > 1 else "the only legal decision"
-    else:
-        gain = _gain(answer.chosen, others[0], said.decision(others[0].decision, context))
-    effects = line_effects(game, answer.line, int(game.current_player), said)
-    sentence = f"{_capital(what)}: {gain}"
-    if effects:
-        sentence += f"; the line it expects {_joined(effects)}"
-    return sentence + "."
+        only = "the only decision the search looked at" if len(answer.alternatives) > 1 else "the only legal decision"
+        return _sentence(answer, game, None, only)
+    return _sentence(answer, game, others[0], None)
 
 
 def better_reason(answer: Answer, game: Any, played: Decision) -> str:
     """The sentence for a review's better move: `answer`'s decision against the one `played`."""
-    said = words(game.engine.data)
-    context = game.decision_context()
-    what = said.decision(answer.decision, context)
     mine = answer.alternative(played)
     if mine is None or mine.code == answer.code:
         return reason(answer, game)
-    gain = _gain(answer.chosen, mine, "the move played")
+    return _sentence(answer, game, mine, "the move played")
+
+
+def _sentence(answer: Answer, game: Any, other: AlternativeStats | None, other_words: str | None) -> str:
+    """The decision in words, what it gains over `other` (named `other_words`, else in words; with
+    no `other`, `other_words` says why there is none), and what its line does."""
+    said = words(game.engine.data)
+    context = game.decision_context()
+    if other is None:
+        gain = str(other_words)
+    else:
+        gain = _gain(answer.chosen, other, other_words or said.decision(other.decision, context))
+    sentence = f"{_capital(said.decision(answer.decision, context))}: {gain}"
     effects = line_effects(game, answer.line, int(game.current_player), said)
-    sentence = f"{_capital(what)}: {gain}"
     if effects:
         sentence += f"; the line it expects {_joined(effects)}"
     return sentence + "."
