@@ -2,7 +2,8 @@
 
 A spec names a bot and optional settings, e.g. `random`, `greedy`, `greedy:samples=5`,
 `ismcts:iterations=500,c=0.5`, `det:iterations=1000,worlds=10` (`det:oracle=1`: the diagnostic
-that reads the hidden order), `level:expert` (or just `expert`), `openspiel:iterations=500`.
+that reads the hidden order), `level:expert` (or just `expert`), `openspiel:iterations=500`,
+`elo:530` (any Elo of the ladder, the two levels around it mixed: bots/strength.py).
 Settings of a level can be overridden the same way: `expert:iterations=100`. A spec that names
 `time_ms` and not `iterations` searches by time alone (`ismcts:time_ms=100`, `expert:time_ms=50`).
 """
@@ -22,6 +23,7 @@ from bots.ismcts_bot import ISMCTSBot, ISMCTSConfig
 LEVELS_FILE = Path(__file__).parent / "data" / "levels.toml"
 DEFAULT_LEVEL = "expert"
 _CONFIG_FIELDS = {f.name for f in fields(ISMCTSConfig)}
+_LEVEL_FIELDS = {"name", "description", "elo", "elo_ci", "core_seconds", "mix"}
 MAX_TEMPERATURE = 1.0  # weak the human way: never choosing more evenly than the search's visits
 
 
@@ -67,7 +69,7 @@ def parse_levels(doc: dict[str, Any], table: str = "level") -> list[Level]:
             raise ValueError(f"level {i}: name must be a non-empty string, not {name!r}")
         if any(lv.name == name for lv in out):
             raise ValueError(f"level {name!r}: name repeated (level {i})")
-        unknown = set(row) - _CONFIG_FIELDS - {"name", "description", "elo", "elo_ci", "core_seconds"}
+        unknown = set(row) - _CONFIG_FIELDS - _LEVEL_FIELDS
         if unknown:
             raise ValueError(f"level {name!r}: unknown fields {sorted(unknown)}")
         try:
@@ -83,9 +85,24 @@ def parse_levels(doc: dict[str, Any], table: str = "level") -> list[Level]:
         ):
             if not ok:
                 raise ValueError(f"level {name!r}: {key} must be {want}, not {row[key]!r}")
+        extra: dict[str, Any] = {}
+        if "mix" in row:
+            extra["mix"] = _mix_points(name, row["mix"])
         out.append(Level(name, row.get("description", ""), config, row.get("elo"), row.get("elo_ci"),
-                         row.get("core_seconds")))
+                         row.get("core_seconds"), extra))
     return out
+
+
+def _mix_points(name: str, rows: Any) -> list[tuple[float, float]]:
+    """A level's `mix`: the measured points [p, elo] of its mix with the level below (p: this
+    level's share of the decisions, strictly between 0 and 1; elo: the mix's measured Elo)."""
+    ok = isinstance(rows, list) and all(
+        isinstance(r, list) and len(r) == 2 and all(_number_or_none(x) and x is not None for x in r)
+        and 0.0 < r[0] < 1.0 for r in rows)
+    if not ok:
+        raise ValueError(f"level {name!r}: mix must be a list of [p, elo] pairs with p between 0 and 1, "
+                         f"not {rows!r}")
+    return [(float(p), float(e)) for p, e in rows]
 
 
 def _number_or_none(v: Any) -> bool:
@@ -160,6 +177,8 @@ def dump_levels(levels: list[Level], header: str = "", presets: list[Level] | No
             lines.append(f"elo_ci = {round(lv.elo_ci, 1)!r}")
         if lv.core_seconds is not None:
             lines.append(f"core_seconds = {lv.core_seconds!r}")
+        if lv.extra.get("mix"):
+            lines.append("mix = [" + ", ".join(f"[{p!r}, {e!r}]" for p, e in lv.extra["mix"]) + "]")
     return "\n".join(lines) + "\n"
 
 
@@ -205,6 +224,10 @@ def time_alone(kw: dict[str, Any]) -> dict[str, Any]:
 
 def _make_bot(spec: str, **overrides: Any) -> Bot:
     kind, _, rest = spec.partition(":")
+    if kind == "elo":  # elo:ELO or elo:ELO:p=P, a strength between two levels (bots/strength.py)
+        from bots.strength import make_mixed_bot
+
+        return make_mixed_bot(spec, rest, **overrides)
     if kind == "level":  # level:NAME or level:NAME:settings
         name, _, rest = rest.partition(":")
         try:
