@@ -9,7 +9,7 @@ from typing import Any
 
 import engine_ext
 from bots.base import Alternative, Analysis, expected_line, final_choice
-from bots.levels import DEFAULT_LEVEL, get_level, load_levels
+from bots.levels import DEFAULT_LEVEL, get_level, load_levels, own_default
 from bots.merge import merge_root_stats
 from bots.position import Position
 from bots.win_prob import N_WEIGHTS, calibrated, order_of, progress_of, weights_for
@@ -183,8 +183,8 @@ def merge_parts(parts: list[dict[str, Any]], temperature: float | None = None,
 
 def list_levels() -> list[dict[str, Any]]:
     """The difficulty levels, weakest first: name, description, budget, settings, measured Elo."""
-    return [dict(lv.to_dict(), rank=i + 1, default=lv.name == DEFAULT_LEVEL)
-            for i, lv in enumerate(load_levels())]
+    default = own_default()  # the level file's own default (bots.levels.default_level)
+    return [dict(lv.to_dict(), rank=i + 1, default=lv.name == default) for i, lv in enumerate(load_levels())]
 
 
 __all__ = ["Alternative", "Analysis", "Budget", "Position", "analyse_state", "finish", "list_levels", "merge_parts",

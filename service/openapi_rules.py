@@ -96,7 +96,8 @@ def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tup
         given = {"not": {"type": "null"}}  # a budget sent as null is none: the level's then
         level = {"anyOf": [{"required": ["iterations"], "properties": {"iterations": given}},
                            {"required": ["time_ms"], "properties": {"time_ms": given}},
-                           {"required": ["level"], "properties": {"level": {"enum": names}}}]}
+                           {"required": ["level"], "properties": {"level": {"enum": names}}},
+                           {"required": ["elo"], "properties": {"elo": given}}]}
         if default_level in names:
             level["anyOf"].append({"not": {"required": ["level"]}})
         return level

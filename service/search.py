@@ -34,6 +34,7 @@ class SearchSpec:
     seed: int
     parallel: int
     cards: str = ""  # the sha256 of the card data the request was read with ("": not checked)
+    elo: float | None = None  # the strength asked (service/strength.py): `level` was drawn for it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -41,7 +42,7 @@ class SearchSpec:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SearchSpec:
         return cls(**{k: d[k] for k in ("state", "level", "iterations", "time_ms", "seed", "parallel")},
-                   cards=str(d.get("cards", "")))
+                   cards=str(d.get("cards", "")), elo=d.get("elo"))
 
 
 @dataclass(frozen=True)
