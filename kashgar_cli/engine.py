@@ -47,10 +47,12 @@ class Engine:
     """Answers requests as the HTTP API does, with the service's own functions, outside any app."""
 
     def __init__(self) -> None:
+        from service.api.levels import check_default
         from service.config import Settings
 
         try:
             self.settings = Settings.from_env()
+            check_default(self.settings.default_level)  # the level file holds the default in use
         except ValueError as exc:
             raise CliError(str(exc)) from None
         self._ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -118,11 +120,10 @@ class Engine:
         return dict(search_now(spec, position, None))
 
     def _levels(self, body: dict[str, Any]) -> dict[str, Any]:
-        from service import engine
+        from service.api.levels import levels_answer
 
         self._no_fields(body)
-        return dict(engine.finite({"levels": engine.levels(),
-                                   "default": engine.default_level(self.settings.default_level)}))
+        return levels_answer(self.settings, served=False)
 
     def _cards(self, body: dict[str, Any]) -> dict[str, Any]:
         from service import engine

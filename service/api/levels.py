@@ -31,14 +31,16 @@ def check_default(configured: str | None) -> str:
     return bot_levels.default_level(configured)
 
 
-def levels_answer(cfg: Any) -> dict[str, Any]:
-    """What GET /levels (and the stdio engine's `levels`) answers: the levels, each marked
-    `default` if it is the one a request without a level gets, that level's name, and the range
-    of `elo` (null on a ladder with fewer than two measured levels)."""
+def levels_answer(cfg: Any, served: bool = True) -> dict[str, Any]:
+    """What GET /levels (and, with `served` False, without how the server runs each level, the stdio
+    engine's `levels`) answers: the levels, each marked `default` if it is the one a request without
+    a level gets, that level's name, and the range of `elo` (null on a ladder with fewer than two
+    measured levels)."""
     default = engine.default_level(cfg.default_level)
     span = strength.elo_range()
     return dict(engine.finite({
-        "levels": [_served(lv, cfg, default) for lv in engine.levels()],
+        "levels": [_served(lv, cfg, default) if served else {**lv, "default": lv["name"] == default}
+                   for lv in engine.levels()],
         "default": default,
         "elo": None if span is None else {"min": span[0], "max": span[1]},
     }))
