@@ -104,3 +104,12 @@ def test_an_operator_ladder_has_its_own_range(tmp_path: Path) -> None:
     assert mix_for(75, path=path).p == pytest.approx(0.5)
     with pytest.raises(EloOutOfRange, match="from 0 to 150"):
         mix_for(300, path=path)
+
+
+def test_the_mix_s_elo_is_fitted_on_both_matches() -> None:
+    from lab.mix import fit_elo
+
+    e, lo, hi = fit_elo([(100.0, 200, 400), (300.0, 200, 400)])  # even against both: halfway
+    assert e == pytest.approx(200.0, abs=0.5) and lo < 200 < hi and hi - lo < 80
+    e1, lo1, hi1 = fit_elo([(100.0, 200, 400)])
+    assert e1 == pytest.approx(100.0, abs=0.5) and (hi1 - lo1) > (hi - lo)  # one match: wider
