@@ -21,7 +21,13 @@ COMPILED_MODULES = [
 
 
 class OptionalBuildExt(build_ext):
-    """A build_ext that warns in one line and goes on when the compiler fails."""
+    """A build_ext that warns in one line and goes on when the compiler fails, and compiles the
+    modules side by side (one per core) unless told otherwise (`--parallel`)."""
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if not self.parallel:
+            self.parallel = min(len(COMPILED_MODULES), os.cpu_count() or 1)
 
     def run(self) -> None:
         try:
@@ -62,6 +68,7 @@ def extensions() -> list:
             "initializedcheck": False,
         },
         quiet=True,
+        nthreads=min(len(exts), os.cpu_count() or 1),  # Cython translates the modules side by side too
     )
 
 

@@ -2,8 +2,8 @@
 
 A bot works on a core state (`engine_ext` core `State`, or anything with the same methods, such as
 `lab.toygame.ToyState`: `bots.state.CoreState`) or on a facade `Game` (its `.state` is used).
-Decisions inside the bots are the core's `int` codes; `Analysis.to_dict()` turns them into the JSON
-and text forms the service returns (`docs/engine-api.md`, "The bots API the service uses").
+Decisions inside the bots are the core's `int` codes; `bots.answer` turns an analysis of a position
+into the typed answer the service returns (`docs/engine-api.md`, "The bots API the service uses").
 """
 
 from __future__ import annotations
@@ -63,14 +63,11 @@ def describe(state: CoreState, code: int) -> tuple[Any, str]:
         return {"code": code}, f"#{code}"
 
 
-def _num(x: float, digits: int) -> float | None:
-    """A JSON-safe rounded number (None for NaN: no statistic)."""
-    return None if math.isnan(x) else round(x, digits)
-
-
 @dataclass
 class Alternative:
-    """Statistics of one decision at the root (rewards are from the deciding player's view)."""
+    """Statistics of one decision at the root (rewards are from the deciding player's view; NaN: no
+    statistic). A search reports no chance of winning (`win_prob` NaN): the service's answer
+    calibrates its mean reward into one (`bots.answer.calibrate`)."""
 
     code: int
     visits: int
@@ -78,16 +75,11 @@ class Alternative:
     win_prob: float
     expected_vp: float
 
-    def to_dict(self, state: CoreState) -> dict[str, Any]:
-        js, text = describe(state, self.code)
-        return {"decision": js, "decision_text": text, "visits": self.visits,
-                "mean_reward": _num(self.mean_reward, 6), "win_prob": _num(self.win_prob, 6),
-                "expected_vp": _num(self.expected_vp, 4)}
-
 
 @dataclass
 class Analysis:
-    """What a bot found: the decision, per-alternative statistics and the expected line."""
+    """What a bot found: the decision (a core code), per-alternative statistics and the expected
+    line; `bots.answer.of_analysis` makes the typed answer of a position from it."""
 
     code: int
     alternatives: list[Alternative]
@@ -98,36 +90,23 @@ class Analysis:
     bot: str = ""
     player: int = 0
 
+    def _chosen(self) -> Alternative | None:
+        return next((a for a in self.alternatives if a.code == self.code), None)
+
+    @property
+    def mean_reward(self) -> float:
+        a = self._chosen()
+        return float("nan") if a is None else a.mean_reward
+
     @property
     def win_prob(self) -> float:
-        for a in self.alternatives:
-            if a.code == self.code:
-                return a.win_prob
-        return float("nan")
+        a = self._chosen()
+        return float("nan") if a is None else a.win_prob
 
     @property
     def expected_vp(self) -> float:
-        for a in self.alternatives:
-            if a.code == self.code:
-                return a.expected_vp
-        return float("nan")
-
-    def to_dict(self, state: CoreState) -> dict[str, Any]:
-        js, text = describe(state, self.code)
-        wp, ev = self.win_prob, self.expected_vp
-        return {
-            "decision": js,
-            "decision_text": text,
-            "alternatives": [a.to_dict(state) for a in self.alternatives],
-            "line": [describe(state, c)[1] for c in self.line],
-            "win_prob": _num(wp, 6),
-            "expected_vp": _num(ev, 4),
-            "iterations": self.iterations,
-            "elapsed_ms": round(self.elapsed_ms, 3),
-            "seed": self.seed,
-            "bot": self.bot,
-            "player": self.player,
-        }
+        a = self._chosen()
+        return float("nan") if a is None else a.expected_vp
 
 
 class Bot(abc.ABC):
@@ -186,7 +165,7 @@ def position_key(st: CoreState) -> int:
     return zlib.crc32(json.dumps(view, sort_keys=True).encode())
 
 
-def final_choice(visits: list[float], temperature: float, seed: int, position: int,
+def final_choice(visits: list[float], temperature: float, seed: int, position_key: int,
                  means: list[float] | None = None, margin: float = 0.0) -> int:
     """The index of the final choice among the root's alternatives, sorted best first: the first
     at temperature 0, else drawn over visits ** (1 / temperature) (`sample_by_temperature`) among
@@ -195,7 +174,7 @@ def final_choice(visits: list[float], temperature: float, seed: int, position: i
     The draw depends on the seed and on the position (`position_key`): one seed gives independent
     draws at different positions (a client that always sends seed 0 would otherwise get the same
     quantile at every decision), and the same answer for the same position and seed."""
-    rng = random.Random((seed & 0xFFFFFFFFFFFFFFFF) << 32 | (position & 0xFFFFFFFF))
+    rng = random.Random((seed & 0xFFFFFFFFFFFFFFFF) << 32 | (position_key & 0xFFFFFFFF))
     keep = plausible(visits, means, margin) if means is not None else [True] * len(visits)
     weights = [v if k else 0.0 for v, k in zip(visits, keep, strict=True)]
     return sample_by_temperature(list(range(len(visits))), weights, temperature, rng)

@@ -266,7 +266,7 @@ def analysis_from_stats(st: CoreState, stats: list[tuple[int, int, float, float]
                         iterations: int, elapsed_ms: float, seed: int, name: str,
                         temperature: float, margin: float = 0.0) -> Analysis:
     """An Analysis of state `st` from (merged) root statistics (code, visits, reward sum, VP sum),
-    its legal decisions only; the final choice by `final_choice` (temperature, margin, seed, position);
+    its legal decisions only; the final choice by `final_choice` (temperature, margin, seed, position_key);
     `line`, the search's expected line, if it starts with that choice."""
     _, player, codes = decision_point(st)
     by_code = {c: (v, r, x) for c, v, r, x in stats}
@@ -274,10 +274,10 @@ def analysis_from_stats(st: CoreState, stats: list[tuple[int, int, float, float]
     for c in codes:
         v, r, x = by_code.get(c, (0, 0.0, 0.0))
         mean = r / v if v else float("nan")
-        alts.append(Alternative(c, int(v), mean, mean, x / v if v else float("nan")))
+        alts.append(Alternative(c, int(v), mean, float("nan"), x / v if v else float("nan")))  # no chance yet
     alts.sort(key=lambda a: (-a.visits, -(a.mean_reward if a.visits else -1.0)))
-    position = position_key(st) if temperature > 0 else 0
-    code = alts[final_choice([float(a.visits) for a in alts], temperature, seed, position,
+    key = position_key(st) if temperature > 0 else 0
+    code = alts[final_choice([float(a.visits) for a in alts], temperature, seed, key,
                              [a.mean_reward for a in alts], margin)].code
     line = expected_line(code, [(line, 0)])
     return Analysis(code, alts, line, iterations, elapsed_ms, seed, name, player)

@@ -2,7 +2,7 @@
 
 Root-parallel workers (`bots.parallel`), the worlds of the determinized baseline
 (`lab.determinized`) and the parts of a long search that the service runs one after another
-(`bots.suggest.merge_parts`) each search the same position; their answers are merged by adding,
+(`bots.answer.merge`) each search the same position; their answers are merged by adding,
 for every decision, its visits, reward sums and VP sums (Chaslot et al.'s root parallelisation).
 """
 

@@ -2,9 +2,9 @@
 its class, and each seat's accuracy over a game (as lichess's computer analysis and GNU
 Backgammon's error rate per player do).
 
-A decision is judged from answers in `/suggest`'s shape (`bots.suggest`): searches of the seat's
-own view at that moment, their alternatives each with a calibrated `win_prob` and `expected_vp`. In
-each, the level's choice is its most visited alternative; the loss is its win chance less the played
+A decision is judged from `bots.answer.Answer`s (`bots.suggest`): searches of the seat's own view at
+that moment, their alternatives each with a calibrated win chance and expected VP. In each, the
+level's choice is the answer's decision; the loss is its win chance less the played
 move's (never below 0: a move the search rated higher on fewer visits is no loss). A decision is
 searched at two seeds and keeps the smaller loss (`judge_all`): a loss that only one seed sees is
 the search disagreeing with itself, not a mistake of the player.
@@ -19,7 +19,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from engine_ext import Decision
+from bots.answer import Answer
+from engine_ext.decisions import Decision
 
 # Loss in win chance (0..1) from which a decision is an inaccuracy, a mistake, a blunder (lichess's
 # steps). The review at master finds a loss in 8% of master's own choices, 95% of them under 0.002;
@@ -50,43 +51,29 @@ def move_accuracy(loss: float) -> float:
     return max(0.0, min(100.0, 103.1668 * math.exp(-0.04354 * x) - 3.1669))
 
 
-def same_decision(a: str, b: str) -> bool:
-    """Whether two decision texts name the same decision (their canonical forms are equal)."""
-    try:
-        return str(Decision.parse(a)) == str(Decision.parse(b))
-    except ValueError:
-        return a == b
-
-
-def judge(answer: Mapping[str, Any], played: str) -> dict[str, Any]:
-    """The verdict on `played` (a decision text) from the search `answer` of the same position:
-    the level's choice and the played move, each with its win chance and expected VP, the loss and
-    the class. A played move the search never visited is not rated (`loss` None)."""
-    alts = list(answer.get("alternatives") or [])
-    best = next((a for a in alts if same_decision(str(a.get("decision_text")), str(answer["decision_text"]))),
-                None)
-    mine = next((a for a in alts if same_decision(str(a.get("decision_text")), played)), None)
-
-    def stat(alt: Mapping[str, Any] | None, key: str) -> float | None:
-        v = None if alt is None else alt.get(key)
-        return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else float(v)
-
-    best_wp, played_wp = stat(best, "win_prob"), stat(mine, "win_prob")
-    rated = best_wp is not None and played_wp is not None and int((mine or {}).get("visits") or 0) > 0
-    loss = round(max(0.0, best_wp - played_wp), 6) if rated else None  # type: ignore[operator]
+def judge(answer: Answer, played: Decision) -> dict[str, Any]:
+    """The verdict on `played` from the search `answer` of the same position: the level's choice
+    and the played move, each with its win chance and expected VP, the loss and the class. A played
+    move the search never visited is not rated (`loss` None)."""
+    best, mine = answer.alternative(answer.decision), answer.alternative(played)
+    best_wp = None if best is None else best.win_prob
+    played_wp = None if mine is None else mine.win_prob
+    visits = 0 if mine is None else mine.visits
+    loss = round(max(0.0, best_wp - played_wp), 6) if best_wp is not None and played_wp is not None and visits > 0 \
+        else None
     return {
-        "best": str(answer["decision_text"]),
+        "best": str(answer.decision),
         "best_win_prob": best_wp,
-        "best_expected_vp": stat(best, "expected_vp"),
+        "best_expected_vp": None if best is None else best.expected_vp,
         "played_win_prob": played_wp,
-        "played_expected_vp": stat(mine, "expected_vp"),
-        "played_visits": int((mine or {}).get("visits") or 0),
+        "played_expected_vp": None if mine is None else mine.expected_vp,
+        "played_visits": visits,
         "loss": loss,
         "class": classify(loss),
     }
 
 
-def judge_all(answers: Sequence[Mapping[str, Any]], played: str) -> dict[str, Any]:
+def judge_all(answers: Sequence[Answer], played: Decision) -> dict[str, Any]:
     """The verdict on `played` from several searches of the same position (seeds): the one with the
     smallest loss (a rated one before an unrated one), so that only a loss every search sees counts."""
     verdicts = [judge(a, played) for a in answers]

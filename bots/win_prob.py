@@ -17,12 +17,13 @@ entry of another model gives no weights).
 rises (a fit whose slope is negative early in the game would otherwise give the alternative the
 search likes best the lowest win_prob). Where that slope is 0 (`resolves` is False: novice's fits
 before the leader has about 5 VP) the fit gives every alternative the same chance, whatever the
-search found: that is no chance of the alternative, so `calibrated` gives each alternative a
+search found: that is no chance of the alternative, so `bots.answer.calibrate` gives each alternative a
 `win_prob` of None there, and the answer's own `win_prob` is the mover's chance at this point of
 the game at that level, whatever it plays.
 
-The service reads the file through `load_calibration`, which reads it again whenever it changes on
-disk (another mtime, size or inode), so a new fit takes effect without a restart.
+The service reads the file through `load_calibration`, which reads it again when it changes on
+disk (another mtime, size or inode; looked at once a second at most), so a new fit takes effect
+without a restart.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import logging
 import math
 import os
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -103,45 +106,57 @@ class CalibrationLoader:
     {"levels": {level: {players: {"weights": ...}}}}; {} when there is none, or it is damaged (the
     server's fault, not the request's: logged, and win_prob is null).
 
-    One os.stat per call: the parsed file is kept while its inode, mtime and size stay the same, and
-    read again when they change (`kashgar calibrate` moved a new file over it, or it was mended).
+    The parsed file is kept while its inode, mtime and size stay the same, and read again when they
+    change (`kashgar calibrate` moved a new file over it, or it was mended, or it appeared). They are
+    looked at (one os.stat) at most once every `check_s` seconds (CHECK_S) per file, not on every
+    call: a served request asks for it each time, and a new fit can wait a second to take effect.
     `cache_clear()` forgets every file read."""
 
     MAX_FILES = 8
+    CHECK_S = 1.0
 
-    def __init__(self) -> None:
-        self._docs: dict[str, tuple[Stamp, dict[str, Any]]] = {}
+    def __init__(self, check_s: float = CHECK_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.check_s = check_s
+        self.clock = clock
+        # a file's name to its stamp when read (None: there was none), its content, and when it was last looked at
+        self._docs: dict[str, tuple[Stamp | None, dict[str, Any], float]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, path: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         name = os.fspath(path or CALIBRATION_FILE)
+        now = self.clock()
+        hit = self._docs.get(name)
+        if hit is not None and now - hit[2] < self.check_s:
+            return hit[1]
         try:
-            stamp = _stamp(os.stat(name))
+            stamp: Stamp | None = _stamp(os.stat(name))
         except FileNotFoundError:  # no fits: every win_prob is None
-            return {}
+            stamp = None
         except OSError as exc:
             log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", name, exc)
             return {}
-        with self._lock:
-            hit = self._docs.get(name)
         if hit is not None and hit[0] == stamp:
-            return hit[1]
-        stamp, doc = self._read(name, stamp)
+            doc = hit[1]
+        elif stamp is None:
+            doc = {}
+        else:
+            stamp, doc = self._read(name, stamp)
         with self._lock:
             if len(self._docs) >= self.MAX_FILES and name not in self._docs:
                 self._docs.clear()
-            self._docs[name] = (stamp, doc)  # a damaged file too: logged once, read again once changed
+            self._docs[name] = (stamp, doc, now)  # a damaged file too: logged once, read again once changed
         return doc
 
     @staticmethod
-    def _read(name: str, stamp: Stamp) -> tuple[Stamp, dict[str, Any]]:
-        """The stamp of the file read (its own, should it be replaced since the stat) and its content."""
+    def _read(name: str, stamp: Stamp) -> tuple[Stamp | None, dict[str, Any]]:
+        """The stamp of the file read (its own, should it be replaced since the stat; None: removed
+        since) and its content."""
         try:
             with open(name, encoding="utf-8") as fh:
                 stamp = _stamp(os.fstat(fh.fileno()))
                 doc = json.load(fh)
         except FileNotFoundError:  # removed since the stat
-            return stamp, {}
+            return None, {}
         except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deep
             log.error("calibration file %s unreadable (%s): win_prob is null until it is mended", name, exc)
             return stamp, {}
@@ -213,25 +228,6 @@ def _weights_in(doc: dict[str, Any], level: Any, players: int) -> list[float] | 
         log.error("calibration of %s with %d players is malformed: win_prob is null", level.name, players)
         return None
     return [float(w) for w in weights]
-
-
-def calibrated(answer: dict[str, Any], weights: list[float] | None, progress: float,
-               order: int = 0) -> dict[str, Any]:
-    """`answer` (an analysis as JSON) with every `win_prob` calibrated from its `mean_reward` (the
-    mover's place in turn order, `order`, counts for weights of `MODEL_ORDER`). Where the weights do
-    not tell alternatives apart at this progress (`resolves`), each alternative's is None and the
-    answer's is the chance the fit gives the mover whatever it plays."""
-    apart = weights is None or resolves(weights, progress)
-    for alt in answer.get("alternatives", []):
-        chance = _rounded(win_prob(weights, alt.get("mean_reward"), progress, order))
-        alt["win_prob"] = chance if apart else None
-        if alt.get("decision_text") == answer.get("decision_text"):
-            answer["win_prob"] = chance
-    return answer
-
-
-def _rounded(p: float | None) -> float | None:
-    return None if p is None else round(p, 6)
 
 
 def win_prob(weights: list[float] | None, reward: float | None, progress: float, order: int = 0) -> float | None:

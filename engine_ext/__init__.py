@@ -17,14 +17,14 @@ from typing import Any
 from engine_ext import carddata
 from engine_ext.carddata import CardData, CardDataError
 from engine_ext.decisions import Decision, DecisionError
-from engine_ext.document.deal import SEEDS
+from engine_ext.document.deal import DRAWN_SEEDS, SEEDS, random_seed
 from engine_ext.document.schema import StateError, state_schema, validate_schema
 from engine_ext.game import Engine, Game, IllegalDecision
 
 __all__ = [
-    "COMPILED", "SEEDS", "CardData", "CardDataError", "Decision", "DecisionError", "Engine", "Game",
+    "COMPILED", "DRAWN_SEEDS", "SEEDS", "CardData", "CardDataError", "Decision", "DecisionError", "Engine", "Game",
     "IllegalDecision", "StateError", "cards", "compiled_available", "from_json", "get_engine",
-    "load_core", "new_game", "state_schema", "validate",
+    "load_core", "new_game", "random_seed", "state_schema", "validate",
 ]
 
 

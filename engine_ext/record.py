@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,13 @@ RECORD_SCHEMA: dict[str, Any] = {
     "properties": {
         "schema": {"const": SCHEMA_ID},
         "players": {"type": "integer", "minimum": 2, "maximum": 4},
-        "variant": {"description": 'as POST /games takes it: null, "base", "all", [slugs] or {"additional": [slugs]}'},
+        "variant": {"description": 'as POST /games takes it: null, "base", "off", "all", [slugs] or '
+                    '{"additional": [slugs]}',
+                    "anyOf": [{"type": "null"}, {"enum": ["all", "base", "off"]},
+                              {"type": "array", "items": {"type": "string"}},
+                              {"type": "object", "properties": {"additional": {"type": "array",
+                                                                               "items": {"type": "string"}}},
+                               "additionalProperties": False}]},
         "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": 2**63 - 1,
                  "description": "the seed of the deal; null when initial_state gives the state"},
         "initial_state": {"type": ["object", "null"], "description": "the full state the game started from"},
@@ -98,12 +105,29 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True)
 class Step:
-    """One move as it is replayed: its number (from 1), the move, the game before and after it."""
+    """One move as it is replayed: its number (from 1), the move, the game before it (a copy of its
+    own, `start`) and after it (`game`). What a reader of the step needs of the game before the move
+    is made from `start` when it is asked for, never dumped and loaded back: the full state document
+    (`before`), the view of a seat (`view`), the count of legal decisions (`legal_count`)."""
 
     number: int
     move: Mapping[str, Any]
-    before: dict[str, Any]  # the full state document before the move
+    start: Game  # the game before the move (a copy: it stays as it was)
     game: Game  # after it (the same object on every step: it moves on)
+
+    @cached_property
+    def before(self) -> dict[str, Any]:
+        """The full state document before the move."""
+        return self.start.to_json(observer=None)
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """The view before the move of `seat` (None: the seat that made the move)."""
+        return self.start.to_json(observer=int(self.move["seat"]) if seat is None else seat)
+
+    @property
+    def legal_count(self) -> int:
+        """How many legal decisions the seat to move had before the move."""
+        return len(self.start.state.legal_codes())
 
 
 def _engine(data: CardData | None) -> Engine:
@@ -206,9 +230,14 @@ def check(record: Any) -> dict[str, Any]:
         raise RecordError("a game record gives its seed or its initial_state", pointer="/seed")
     err = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(RECORD_SCHEMA).iter_errors(record))
     if err is not None:
-        where = "/" + "/".join(str(p) for p in err.absolute_path)
-        move = int(err.absolute_path[1]) + 1 if len(err.absolute_path) > 1 and err.absolute_path[0] == "moves" else 0
-        raise RecordError(f"not a game record at {where}: {err.message}", move, pointer=where.rstrip("/"))
+        path = [str(p) for p in err.absolute_path]
+        if err.validator == "required" and isinstance(err.instance, dict):  # the field missing, named
+            path += [k for k in err.validator_value if k not in err.instance][:1]
+        elif err.validator == "additionalProperties" and isinstance(err.instance, dict):  # the field too many
+            path += sorted(set(err.instance) - set(err.schema.get("properties", {})))[:1]
+        where = "".join(f"/{p}" for p in path)
+        move = int(path[1]) + 1 if len(path) > 1 and path[0] == "moves" else 0
+        raise RecordError(f"not a game record at {where or '/'}: {err.message}", move, pointer=where)
     return record
 
 
@@ -239,7 +268,7 @@ class Replay:
                                   replays=True)
             if move.get("shuffle") is not None:
                 game.shuffle_unknown(int(move["shuffle"]))
-            before = game.to_json(observer=None)
+            before = game.clone()
             try:
                 events = game.apply(move["decision"])
             except (DecisionError, IllegalDecision) as exc:

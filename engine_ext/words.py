@@ -21,7 +21,7 @@ the JSON that `GET /cards` serves; None: the engine's own, `carddata.default()`)
 * `card_effect_text(slug) -> str`: what a card is worth and does
   ("1 VP; action: pay 1 gold, draw 2 Special cards and keep one; parting: +2 gold").
 * `contract_text(number) -> str`: a contract ("contract #1 (2 VP; costs 4 ginger; needs 1 mule)").
-* `decision_text(decision, state) -> str`: a legal decision (a `Decision`, its text or its JSON)
+* `decision_words(decision, state) -> str`: a legal decision (a `Decision`, its text or its JSON)
   in a state document (full or a view; the deciding seat is read from it), e.g.
   "Patriarch, caravan 1: draw 2 Standard cards and keep one", "fulfil contract #7 (...)".
 * `event_text(event, seats=None) -> str`: one event of `Game.apply` (`engine_ext.game.events`),
@@ -47,7 +47,7 @@ from engine_ext.core import TRADE_MULES, TRADE_SPICE
 from engine_ext.decisions import Decision
 
 __all__ = ["HIDDEN_CHOICE", "YOU", "Words", "ask_text", "card_effect_text", "card_name", "caravan_words",
-           "contract_text", "decision_text", "event_text", "no_seat", "seat_words", "step_text", "steps_text",
+           "contract_text", "decision_words", "event_text", "no_seat", "seat_words", "step_text", "steps_text",
            "turn_words", "vp_text", "words"]
 
 OPTION_SLOT = {"a": 0, "b": 1}
@@ -432,7 +432,7 @@ def contract_text(number: int, data: CardsData = None) -> str:
     return words(data).contract(number)
 
 
-def decision_text(decision: Decision | str | Mapping[str, Any], state: Mapping[str, Any],
+def decision_words(decision: Decision | str | Mapping[str, Any], state: Mapping[str, Any],
                   data: CardsData = None) -> str:
     """A legal decision (a Decision, its text or JSON) of the seat to decide in `state` (a state
     document, full or a view) in words."""

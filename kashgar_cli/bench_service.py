@@ -16,6 +16,17 @@ against the search-time limit, the ideal the service's overhead is counted again
 The positions are of 2, 3 and 4 players in turn; phase (1)'s search time and phase (3)'s latency
 are also reported per player count (`search_by_players`, `latency_by_players`), since a search's
 cost grows with the seats it models.
+
+`--floor` measures the service against the floor of its own stack instead: a minimal Flask app
+(`lab/floor_app.py`: it parses the body and answers a JSON of a novice answer's size) served by
+gunicorn with the same settings (workers, gthread, threads, keep-alive), both sent the same bodies
+(the mover's view at the opening of 2-player deals, about 1 KB) by one closed-loop load generator
+(`ClosedLoop`: 4 keep-alive connections), in rounds of `--round-seconds` that alternate between the
+two (`--rounds` per level, the order flipped each round). Per level: both servers' requests/s, their
+ratio, and the ratio to the ideal 1 / (floor cost + search cost), the floor's cost per request being
+cores / its requests/s and the search's the level's `core_seconds` / cores. The servers' own CPU
+seconds per answered request (read from /proc) are reported beside them: on a machine shared with
+other work they say what a request costs better than requests/s do.
 """
 
 from __future__ import annotations
@@ -30,7 +41,9 @@ import statistics
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,6 +51,7 @@ from kashgar_cli.errors import CliError, float_above, positive_int
 from kashgar_cli.provenance import provenance
 
 DEFAULT_LEVELS = "casual,skilled,advanced,expert,master"
+FLOOR_LEVELS = "novice,beginner,casual,club,skilled,advanced,expert"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,6 +72,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--load", type=float_above(0), default=0.8, help="open-loop load as a fraction of the serving limit")
     add("--positions", type=positive_int, default=12, help="distinct game positions to ask about")
     add("--json", action="store_true", help="print the results as JSON")
+    add("--floor", action="store_true",
+        help="instead: the service and a minimal Flask app (lab/floor_app.py) under the same gunicorn settings, "
+             f"side by side, per level (default {FLOOR_LEVELS})")
+    add("--rounds", type=positive_int, default=3, help="--floor: rounds of each server per level (default 3)")
+    add("--round-seconds", type=float_above(0), default=5.0, help="--floor: seconds of a round (default 5)")
+    add("--compare", default=None, metavar="URL",
+        help="--floor: also another build of the service (an earlier commit, served at URL) in the same rounds")
 
 
 def cpu_count() -> int:
@@ -258,6 +279,8 @@ def run(args: argparse.Namespace) -> int:
 
     cores = cpu_count()
     workers = args.workers or cores
+    if getattr(args, "floor", False):
+        return run_floor(args, cores, workers)
     load_before = os.getloadavg()
     server = None
     url = args.url
@@ -326,3 +349,361 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.stop()
+
+
+# ---- against the floor: the service and a minimal Flask app side by side ----------------------
+
+CONNECTIONS = 4
+
+
+class ClosedLoop:
+    """One load generator: `connections` keep-alive connections, each sending its next request as
+    its answer arrives (closed loop), in one thread on one poller, with requests prepared as bytes
+    and answers read by their Content-Length: a client cheap enough that the server, not the client,
+    sets the pace. Bodies are sent in turn."""
+
+    def __init__(self, url: str, bodies: list[bytes], path: str = "/suggest", connections: int = CONNECTIONS) -> None:
+        parts = urlsplit(url)
+        self.address = (parts.hostname or "127.0.0.1", parts.port or 80)
+        host = f"{self.address[0]}:{self.address[1]}"
+        self.requests = [(f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                          f"Content-Length: {len(b)}\r\n\r\n").encode("latin-1") + b for b in bodies]
+        self.connections = connections
+
+    def run(self, seconds: float, warmup: float = 0.0, cpu: Callable[[], float | None] | None = None
+            ) -> dict[str, Any]:
+        """Requests answered 200 in the `seconds` after `warmup` (an answer counts if it ends in the
+        window), requests/s, errors by status (0: the connection broke), and the first answer's JSON;
+        with `cpu` (the server's CPU seconds so far), the server's CPU seconds in the window."""
+        import selectors
+        import socket
+
+        sel = selectors.DefaultSelector()
+        statuses: dict[int, int] = {}
+        counted = 0
+        sample: dict[str, Any] | None = None
+        t_start = time.perf_counter()
+        t_from = t_start + warmup
+        t_end = t_from + seconds
+        next_body = 0
+
+        class Conn:
+            sock: socket.socket
+            buf: bytearray
+
+        def open_conn() -> Conn:
+            c = Conn()
+            c.sock = socket.create_connection(self.address, timeout=30.0)
+            c.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            c.buf = bytearray()
+            sel.register(c.sock, selectors.EVENT_READ, c)
+            return c
+
+        def send(c: Conn) -> None:
+            nonlocal next_body
+            c.sock.sendall(self.requests[next_body % len(self.requests)])
+            next_body += 1
+
+        conns = [open_conn() for _ in range(self.connections)]
+        for c in conns:
+            send(c)
+        in_flight = len(conns)
+        drain_until = t_end + 10.0  # the answers still coming after the window (a slow one: an error)
+        cpu_from = cpu_to = None
+        client_from = client_to = 0.0
+        while in_flight:
+            now = time.perf_counter()
+            if cpu_from is None and now >= t_from:
+                cpu_from, client_from = (cpu() if cpu else None), time.process_time()
+            if cpu_to is None and now >= t_end:
+                cpu_to, client_to = (cpu() if cpu else None), time.process_time()
+            if now > drain_until:
+                break
+            for key, _ in sel.select(timeout=1.0):
+                c = key.data
+                try:
+                    data = c.sock.recv(262144)
+                except OSError:
+                    data = b""
+                if not data:  # closed: an error, and a new connection takes its place
+                    statuses[0] = statuses.get(0, 0) + 1
+                    sel.unregister(c.sock)
+                    c.sock.close()
+                    in_flight -= 1
+                    if time.perf_counter() < t_end:
+                        try:
+                            send(open_conn())
+                        except OSError:  # refused: one connection fewer
+                            statuses[0] += 1
+                            continue
+                        in_flight += 1
+                    continue
+                c.buf += data
+                head_end = c.buf.find(b"\r\n\r\n")
+                if head_end < 0:
+                    continue
+                head = bytes(c.buf[:head_end]).decode("latin-1").split("\r\n")
+                length, close = 0, False
+                for line in head[1:]:
+                    name, _, value = line.partition(":")
+                    name = name.strip().lower()
+                    if name == "content-length":
+                        length = int(value)
+                    elif name == "connection" and value.strip().lower() == "close":
+                        close = True
+                if len(c.buf) < head_end + 4 + length:
+                    continue
+                status = int(head[0].split(" ", 2)[1])
+                body = bytes(c.buf[head_end + 4:head_end + 4 + length])
+                del c.buf[:head_end + 4 + length]
+                done = time.perf_counter()
+                if t_from <= done <= t_end:
+                    statuses[status] = statuses.get(status, 0) + 1
+                    if status == 200:
+                        counted += 1
+                if sample is None and status == 200:
+                    sample = json.loads(body)
+                in_flight -= 1
+                if close:
+                    sel.unregister(c.sock)
+                    c.sock.close()
+                if done < t_end:
+                    if close:
+                        c = open_conn()
+                    send(c)
+                    in_flight += 1
+        for key in list(sel.get_map().values()):
+            key.fileobj.close()  # type: ignore[union-attr]
+        sel.close()
+        server_cpu = None if cpu_from is None or cpu_to is None else cpu_to - cpu_from
+        return {
+            "answered": counted,
+            "rps": counted / seconds,
+            "server_cpu_s": server_cpu,
+            "client_cpu_s": client_to - client_from if cpu_to is not None else None,
+            "errors": {str(k): v for k, v in sorted(statuses.items()) if k != 200},
+            "sample": sample,
+        }
+
+
+def listening_processes(port: int) -> list[int]:
+    """The processes holding the loopback socket that listens on `port` (a gunicorn's master and
+    workers), from /proc (Linux; [] elsewhere or when they are not this user's to read)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            f = row.split()
+            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f"socket:[{f[9]}]")
+    pids: list[int] = []
+    if not inodes:
+        return pids
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{entry}/fd")
+            if any(os.readlink(f"/proc/{entry}/fd/{fd}") in inodes for fd in fds):
+                pids.append(int(entry))
+        except OSError:
+            continue
+    return pids
+
+
+def cpu_seconds(pids: list[int]) -> float | None:
+    """The CPU seconds (user and system) the processes `pids` have used so far; None when one of
+    them cannot be read."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / tick if pids else None
+
+
+def opening_views(n: int) -> list[dict[str, Any]]:
+    """The view of the player to move at the opening of `n` 2-player deals (seeds 0..n-1), about
+    1 KB each as a body."""
+    import engine_ext
+
+    out = []
+    for seed in range(n):
+        g = engine_ext.new_game(players=2, seed=seed)
+        out.append(dict(g.to_json(observer=g.current_player)))
+    return out
+
+
+def _mean_ms(values: list[float]) -> float | None:
+    return round(statistics.fmean(values), 3) if values else None
+
+
+def floor_report(levels: list[dict[str, Any]], ours_url: str, floor_url: str, rounds: int, seconds: float,
+                 cores: int, positions: int = 4, warmup: float | None = None,
+                 progress: Any = None, compare_url: str | None = None) -> dict[str, Any]:
+    """Per level, `rounds` rounds of `seconds` each of the service, of the floor app (and of
+    `compare_url`, another build of the service, when given) in turn, the order turned every round
+    so that a drift of the machine falls on each alike, from one closed-loop load generator with
+    the same bodies: their requests/s, the service's share of the floor's, and of the ideal
+    1 / (floor cost + search cost), where the floor's cost per request is cores / its requests/s and
+    the search's the level's `core_seconds` / cores; the same from the servers' CPU clocks."""
+    warm = min(1.0, 0.2 * seconds) if warmup is None else warmup
+    views = opening_views(positions)
+    servers = [("ours", ours_url), ("floor", floor_url)] + ([("compare", compare_url)] if compare_url else [])
+    out: list[dict[str, Any]] = []
+    for lv in levels:
+        name = lv["name"]
+        bodies = [json.dumps({"state": v, "level": name, "seed": k, "mode": "sync"}).encode()
+                  for k, v in enumerate(views)]
+        rps: dict[str, list[float]] = {who: [] for who, _ in servers}
+        cpu_ms: dict[str, list[float]] = {who: [] for who, _ in servers}  # server CPU ms per answered request
+        errors: dict[str, dict[str, int]] = {who: {} for who, _ in servers}
+        answered = {who: 0 for who, _ in servers}
+        samples: dict[str, Any] = {}
+        for r in range(rounds):
+            k = r % len(servers)
+            order = servers[k:] + servers[:k]
+            if (r // len(servers)) % 2:
+                order.reverse()
+            for who, url in order:
+                pids = listening_processes(urlsplit(url).port or 80)
+                got = ClosedLoop(url, bodies).run(seconds, warm, cpu=partial(cpu_seconds, pids) if pids else None)
+                if got["server_cpu_s"] is not None and got["answered"]:
+                    cpu_ms[who].append(1000 * got["server_cpu_s"] / got["answered"])
+                rps[who].append(got["rps"])
+                answered[who] += got["answered"]
+                for code, n in got["errors"].items():
+                    errors[who][code] = errors[who].get(code, 0) + n
+                samples.setdefault(who, got["sample"])
+            if progress is not None:
+                progress(name, r)
+        ours, floor = statistics.fmean(rps["ours"]), statistics.fmean(rps["floor"])
+        search_s = lv.get("core_seconds")
+        floor_cost = cores / floor if floor > 0 else float("inf")  # core-seconds per request
+        ideal = cores / (floor_cost + search_s) if search_s is not None and floor > 0 else None
+
+        ours_ms, floor_ms = _mean_ms(cpu_ms["ours"]), _mean_ms(cpu_ms["floor"])
+        sample = samples.get("ours") or {}
+        row: dict[str, Any] = {
+            "level": name,
+            "ours_rps": round(ours, 1),
+            "floor_rps": round(floor, 1),
+            "of_floor": round(ours / floor, 3) if floor > 0 else None,
+            "of_floor_per_round": [round(a / b, 3) if b > 0 else None
+                                   for a, b in zip(rps["ours"], rps["floor"], strict=True)],
+            "ours_rps_per_round": [round(x, 1) for x in rps["ours"]],
+            "floor_rps_per_round": [round(x, 1) for x in rps["floor"]],
+            "floor_core_ms": round(1000 * floor_cost, 3),
+            "search_core_ms": None if search_s is None else round(1000 * search_s, 3),
+            "ours_core_ms": round(1000 * cores / ours, 3) if ours > 0 else None,
+            "ideal_rps": None if ideal is None else round(ideal, 1),
+            "of_ideal": None if ideal is None or not ideal else round(ours / ideal, 3),
+            "answered": answered,
+            "errors": errors,
+            "answer_level": sample.get("level"),
+            # measured on the servers' own CPU clocks: what a request costs whatever else runs
+            "ours_cpu_ms": ours_ms,
+            "floor_cpu_ms": floor_ms,
+            "of_floor_by_cpu": round(floor_ms / ours_ms, 3) if ours_ms and floor_ms else None,
+            "of_ideal_by_cpu": (round((floor_ms + 1000 * search_s) / ours_ms, 3)
+                                if ours_ms and floor_ms and search_s is not None else None),
+        }
+        if compare_url:
+            other, other_ms = statistics.fmean(rps["compare"]), _mean_ms(cpu_ms["compare"])
+            row.update({
+                "compare_rps": round(other, 1),
+                "compare_rps_per_round": [round(x, 1) for x in rps["compare"]],
+                "compare_of_floor": round(other / floor, 3) if floor > 0 else None,
+                "compare_of_ideal": None if ideal is None or not ideal else round(other / ideal, 3),
+                "compare_cpu_ms": other_ms,
+                "compare_of_ideal_by_cpu": (round((floor_ms + 1000 * search_s) / other_ms, 3)
+                                            if other_ms and floor_ms and search_s is not None else None),
+                # ours against the other build, round by round: the machine's drift cancels within a round
+                "ours_over_compare_per_round": [round(a / b, 3) if b > 0 else None
+                                                for a, b in zip(rps["ours"], rps["compare"], strict=True)],
+            })
+        out.append(row)
+    return {"connections": CONNECTIONS, "rounds": rounds, "round_s": seconds, "warmup_s": warm,
+            "positions": positions, "body_bytes": round(statistics.fmean(len(json.dumps(
+                {"state": v, "level": "novice", "seed": 0, "mode": "sync"})) for v in views)),
+            "compare": compare_url, "levels": out}
+
+
+def run_floor(args: argparse.Namespace, cores: int, workers: int) -> int:
+    """`--floor`: the service (started here, or `--url`) and the floor app, started here with the
+    same gunicorn settings, side by side (`floor_report`)."""
+    import shutil
+    import tempfile
+
+    from lab.serving import FloorServer, Gunicorn, http_json
+
+    logs = tempfile.mkdtemp(prefix="kashgar-bench-floor-")
+    ours = floor = None
+    load_before = os.getloadavg()
+    try:
+        url = args.url
+        if url is None:
+            # as `kashgar serve` runs (its access log included); one load generator, one address
+            ours = Gunicorn(env={"KASHGAR_CLIENT_CONNECTIONS": "0"}, workers=workers, log_dir=logs).start()
+            url = ours.url
+        floor = FloorServer(workers=workers, log_dir=logs).start()
+        try:
+            _, info = http_json("GET", url + "/levels")
+        except OSError as exc:
+            raise CliError(f"cannot reach {url}: {getattr(exc, 'reason', None) or exc}", status=1) from None
+        known = {lv["name"]: lv for lv in info["levels"]}
+        wanted = [x for x in (FLOOR_LEVELS if args.levels == DEFAULT_LEVELS else args.levels).split(",") if x]
+        if args.levels == "all":
+            wanted = list(known)
+        unknown = [x for x in wanted if x not in known]
+        if unknown:
+            raise CliError(f"argument --levels: unknown levels {unknown}; known: {list(known)}")
+        limit_cores = min(cores, workers)
+
+        def said(level: str, r: int) -> None:
+            if not args.json:
+                print(f"  {level}: round {r + 1} of {args.rounds}", file=sys.stderr, flush=True)
+
+        report = floor_report([known[x] for x in wanted], url, floor.url, args.rounds, args.round_seconds,
+                              limit_cores, positions=min(args.positions, 4), progress=said,
+                              compare_url=args.compare)
+        report.update({
+            "benchmark": "service-floor",
+            "provenance": provenance(),
+            "cores": cores,
+            "web_workers": workers,
+            "limit_cores": limit_cores,
+            "machine": platform.machine(),
+            "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()],
+        })
+        if args.json:
+            print(json.dumps(report, indent=2))
+        else:
+            print(f"{'level':>10} {'ours/s':>8} {'floor/s':>8} {'of floor':>9} {'ideal/s':>8} {'of ideal':>9} "
+                  f"{'CPU ms ours':>12} {'floor':>6} {'of ideal':>9}  per round (ours/floor)")
+            for r in report["levels"]:
+                ideal = "-" if r["ideal_rps"] is None else f"{r['ideal_rps']:.0f}"
+                of_ideal = "-" if r["of_ideal"] is None else f"{r['of_ideal']:.2f}"
+                print(f"{r['level']:>10} {r['ours_rps']:>8.0f} {r['floor_rps']:>8.0f} {r['of_floor']:>9.2f} "
+                      f"{ideal:>8} {of_ideal:>9} {r['ours_cpu_ms'] or '-':>12} {r['floor_cpu_ms'] or '-':>6} "
+                      f"{r['of_ideal_by_cpu'] or '-':>9}  {', '.join(str(x) for x in r['of_floor_per_round'])}")
+                if report["compare"]:
+                    print(f"{'':>10} compared: {r['compare_rps']:.0f}/s, {r['compare_of_floor']} of the floor, CPU "
+                          f"{r['compare_cpu_ms']} ms; ours over it per round: {r['ours_over_compare_per_round']}")
+        ok = all(all(n > 0 for n in r["answered"].values()) and not any(r["errors"].values())
+                 for r in report["levels"])
+        return 0 if ok else 1
+    finally:
+        for server in (floor, ours):
+            if server is not None:
+                server.stop()
+        shutil.rmtree(logs, ignore_errors=True)

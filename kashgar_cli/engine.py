@@ -43,8 +43,9 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-class Engine:
-    """Answers requests as the HTTP API does, with the service's own functions, outside any app."""
+class LineServer:
+    """Answers request lines as the HTTP API does, with the service's own functions, outside any app
+    (the server of `kashgar engine`; "engine" elsewhere is the rules package, `engine_ext`)."""
 
     def __init__(self) -> None:
         from service.api.levels import check_default
@@ -81,7 +82,7 @@ class Engine:
             return {"id": ident, "op": op, "status": 200, **self._ops[op](body)}
         except APIError as err:
             return {"id": ident, "op": op, "status": err.status, **err.body()}
-        except Exception as exc:  # noqa: BLE001 - an engine bug answers 500 and the engine reads on
+        except Exception as exc:  # noqa: BLE001 - a bug answers 500 and the server reads on
             logging.getLogger("kashgar.engine").exception("unhandled error: %s", exc)
             return {"id": ident, "op": op, "status": 500,
                     **APIError(500, "internal_error", f"internal error: {exc.__class__.__name__}", "").body()}
@@ -126,12 +127,12 @@ class Engine:
         return levels_answer(self.settings, served=False)
 
     def _cards(self, body: dict[str, Any]) -> dict[str, Any]:
-        from service import engine
+        from service import cards, levels
 
         self._no_fields(body)
-        data = engine.cards()
-        return dict(engine.finite({"cards": data["cards"], "contracts": data["contracts"],
-                                   "count": len(data["cards"]) + len(data["contracts"]), "file": engine.cards_file()}))
+        data = cards.cards()
+        return dict(levels.finite({"cards": data["cards"], "contracts": data["contracts"],
+                                   "count": len(data["cards"]) + len(data["contracts"]), "file": cards.cards_file()}))
 
     @staticmethod
     def _no_fields(body: dict[str, Any]) -> None:
@@ -152,7 +153,7 @@ def echoable(ident: Any) -> bool:
 
 def answer_line(answer: dict[str, Any]) -> str:
     """The line of an answer; an answer that cannot be written as JSON is answered 500 in its place
-    (with its id and op, which `Engine.answer` has checked)."""
+    (with its id and op, which `LineServer.answer` has checked)."""
     try:
         return json.dumps(answer, separators=(",", ":"), allow_nan=False) + "\n"
     except (TypeError, ValueError) as exc:
@@ -184,8 +185,8 @@ def too_long(limit: int) -> dict[str, Any]:
 def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
     """Answer every line of `stdin` on `stdout` until its end, one answer a line: a blank line is
     answered 400, a line over the body limit 413 and read past."""
-    engine = Engine()
-    limit = engine.settings.max_body_bytes
+    server = LineServer()
+    limit = server.settings.max_body_bytes
     while True:
         line = stdin.readline(limit + 1)
         if not line:
@@ -197,7 +198,7 @@ def serve(stdin: IO[bytes], stdout: IO[str]) -> int:
         elif not line.strip():
             answer = blank_line()
         else:
-            answer = engine.answer(line)
+            answer = server.answer(line)
         stdout.write(answer_line(answer))
         stdout.flush()
 

@@ -11,11 +11,13 @@ import argparse
 import json
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kashgar_cli.errors import check_seeds, process_count
 from kashgar_cli.interrupt import INTERRUPTED, say_interrupted, workers_ignore_sigint
-from lab.fuzz import GameResult
+
+if TYPE_CHECKING:  # the lab is imported when the command runs, never by `kashgar serve`
+    from lab.fuzz import GameResult
 
 
 def _play(task: tuple[int, bool | None, int, int, bool, str]) -> GameResult:

@@ -32,6 +32,7 @@ SUBCOMMAND_MODULES = [
     "kashgar_cli.suggest",
     "kashgar_cli.engine",
     "kashgar_cli.review",
+    "kashgar_cli.rating",
 ]
 
 

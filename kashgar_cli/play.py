@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import secrets
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
@@ -75,13 +74,13 @@ class LocalTable(Table):
         return dict(engine_ext.new_game(players=players, seed=seed).to_json())
 
     def _summary(self, game: Any) -> dict[str, Any]:
-        from service import engine
+        from service import states as engine
 
         return engine.game_summary(game)
 
     def legal(self, state: dict[str, Any]) -> dict[str, Any]:
         import engine_ext
-        from service import engine
+        from service import describe as engine
 
         g = engine_ext.from_json(state)
         return dict(self._summary(g), legal=engine.legal(g))
@@ -101,7 +100,7 @@ class LocalTable(Table):
         return dict(analyse_state(view, level=level, seed=seed))
 
     def cards(self) -> dict[str, Any]:
-        from service import engine
+        from service import cards as engine
 
         return dict(engine.cards())
 
@@ -223,7 +222,7 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
 
     if not 0 <= args.seat < args.players:
         return refuse(f"argument --seat: want 0..{args.players - 1}, not {args.seat}")
-    seed = secrets.randbelow(engine_ext.SEEDS) if args.seed is None else args.seed
+    seed = engine_ext.random_seed() if args.seed is None else args.seed
     if not 0 <= seed < engine_ext.SEEDS:
         return refuse(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {seed}")
     if args.max_decisions < 0:

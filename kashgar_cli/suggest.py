@@ -51,8 +51,8 @@ def check_budget(args: argparse.Namespace) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import engine_ext
-    from bots.suggest import analyse_state
-    from service.engine import describe_answer
+    from bots.suggest import Budget, Position, search
+    from service.describe import describe_answer
 
     check_budget(args)
     try:
@@ -64,15 +64,15 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.seed < engine_ext.SEEDS:
         raise CliError(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {args.seed}")
     try:
-        answer = analyse_state(doc, level=args.level, iterations=args.iterations, time_ms=args.time_ms,
-                               seed=args.seed, workers=args.workers)
+        position = Position.of(engine_ext.from_json(doc), args.level)
+        found = search(position, Budget(args.iterations, args.time_ms, args.seed), workers=args.workers)
     except engine_ext.StateError as exc:
         raise CliError(f"not a valid state at {exc.pointer or '/'}: {exc.message}") from None
     except KeyError as exc:
         raise CliError(str(exc.args[0] if exc.args else exc)) from None
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    answer = describe_answer(dict(answer), engine_ext.from_json(doc))
+    answer = describe_answer(found, position.game)
     if args.json:
         print(json.dumps(answer, indent=2))
         return 0

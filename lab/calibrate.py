@@ -23,8 +23,9 @@ give the alternative the search likes best the lowest win_prob. So win_prob neve
 reward rises (alternatives tie where the slope is 0). The held-out measures in the shipped file are
 of the clipped map, as it answers.
 
-The service reads the file through `load_calibration`, which reads it again whenever it changes on
-disk (another mtime, size or inode), so a new fit or a mended file takes effect without a restart.
+The service reads the file through `load_calibration`, which reads it again when it changes on disk
+(another mtime, size or inode; looked at once a second at most), so a new fit or a mended file takes
+effect without a restart, within a second.
 """
 
 from __future__ import annotations
@@ -95,9 +96,9 @@ def play_game(task: tuple[str, int, int] | tuple[str, int, int, str | None, int]
     while not st.is_terminal():
         move_seed = (seed * 7919 + k * 104729) & 0x7FFFFFFF
         an = bot.analyse(st, seed=move_seed)
-        if an.iterations > 0 and not math.isnan(an.win_prob):
+        if an.iterations > 0 and not math.isnan(an.mean_reward):
             if played_by is None:
-                seen.append((an.player, progress_of(st), float(an.win_prob), order_of(st)))
+                seen.append((an.player, progress_of(st), an.mean_reward, order_of(st)))
             elif searched % every == 0:
                 seen.append((an.player, progress_of(st), served_reward(st, level, move_seed), order_of(st)))
             searched += 1
@@ -112,9 +113,8 @@ def served_reward(state: Any, level: str, seed: int) -> float:
     (`lab.served`)."""
     from lab.served import served_answer
 
-    answer = served_answer(state, level, seed)
-    chosen = next(a for a in answer["alternatives"] if a["decision_text"] == answer["decision_text"])
-    return float(chosen["mean_reward"])
+    reward = served_answer(state, level, seed).chosen.mean_reward
+    return float("nan") if reward is None else reward
 
 
 def collect(level: str, players: int, games: int, seed: int, workers: int = 1,

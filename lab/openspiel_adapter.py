@@ -221,7 +221,7 @@ class OpenSpielISMCTS(Bot):
         for c in codes:
             ci = node.child_info.get(c)
             mean = float(ci.return_sum / ci.visits) if ci is not None and ci.visits else float("nan")
-            alts.append(Alternative(c, visits.get(c, 0), mean, mean, float("nan")))
+            alts.append(Alternative(c, visits.get(c, 0), mean, float("nan"), float("nan")))
         return Analysis(code, alts, [code], n, t.ms(), seed, self.name, me)
 
 

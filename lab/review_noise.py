@@ -17,6 +17,7 @@ from typing import Any
 
 import engine_ext
 from bots import review as judging
+from bots.answer import Answer
 from engine_ext import record as records
 from engine_ext.decisions import Decision
 
@@ -48,13 +49,13 @@ def losses(record: dict[str, Any], level: str) -> tuple[list[float], list[float]
     for step in records.Replay(record):
         if step.number not in wanted:
             continue
-        view = dict(engine_ext.from_json(step.before).to_json(observer=int(step.move["seat"])))
+        view = step.view()
 
-        def answer(state: dict[str, Any], seed: int) -> dict[str, Any]:
-            return search.run_sync(search.SearchSpec(state=state, level=level, iterations=spec.iterations,
-                                                     time_ms=spec.time_ms, seed=seed, parallel=1))
+        def answer(state: dict[str, Any], seed: int) -> Answer:
+            return search.answer(search.SearchSpec(state=state, level=level, iterations=spec.iterations,
+                                                   time_ms=spec.time_ms, seed=seed, parallel=1))
 
-        choice = str(answer(view, 99)["decision_text"])
+        choice = answer(view, 99).decision
         judges = [answer(view, review.decision_seed(k, step.number)) for k in range(review.SEEDS)]
         single = judging.judge(judges[0], choice)["loss"]
         joint = judging.judge_all(judges, choice)["loss"]

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from bots.answer import Answer
 from bots.base import Alternative, Analysis, Bot, ProgressFn, StopFn, as_state
 
 
 def served_answer(state: Any, level: str, seed: int, iterations: int | None = None,
-                  parts: int | None = None) -> dict[str, Any]:
-    """The service's answer (`/suggest`'s shape) of `level` for the player to move in `state`: at the
-    level's budget in the parts a job of it gets, or at `iterations` in `parts` (as a client asks
-    `/suggest` with a level, `iterations` and `parallel`)."""
+                  parts: int | None = None) -> Answer:
+    """The service's answer (the bots' `Answer` that `/suggest` gives, before its words) of `level`
+    for the player to move in `state`: at the level's budget in the parts a job of it gets, or at
+    `iterations` in `parts` (as a client asks `/suggest` with a level, `iterations` and `parallel`)."""
     import engine_ext
     from service import search
     from service.config import Settings
@@ -29,7 +30,7 @@ def served_answer(state: Any, level: str, seed: int, iterations: int | None = No
     doc = engine_ext.Game(engine_ext.get_engine(), state.clone()).to_json()  # the full state
     spec = search.SearchSpec(state=doc, level=level, iterations=iterations, time_ms=time_ms, seed=seed,
                              parallel=parts)
-    return search.run_sync(spec)
+    return search.answer(spec)
 
 
 def _budget(level: str) -> tuple[int | None, int | None]:
@@ -58,23 +59,15 @@ class ServedBot(Bot):
                 seed: int = 0, progress: ProgressFn | None = None,
                 should_stop: StopFn | None = None) -> Analysis:
         """The served answer as an analysis; the level's own budget (a budget given is refused)."""
-        from engine_ext import carddata
-        from engine_ext.decisions import Decision
-
         if iterations is not None or time_ms is not None:
             raise ValueError(f"{self.name} searches with its level's budget: no other can be given")
         st: Any = as_state(game)  # an engine state (this bot plays Kashgar only)
-        answer = served_answer(st, self.level, seed, self.iterations, self.parts)
-        data = carddata.default()
+        answer = served_answer(st, self.level, seed, self.iterations, self.parts)  # its codes are st's
 
-        def code(decision: Any) -> int:
-            return int(Decision.from_json(decision).to_code(st, data))
+        def num(x: float | None) -> float:
+            return float("nan") if x is None else x  # None: no statistic (an unvisited move)
 
-        def num(x: Any) -> float:
-            return float("nan") if x is None else float(x)  # None: no statistic (an unvisited move)
-
-        alternatives = [Alternative(code(a["decision"]), int(a["visits"]), num(a["mean_reward"]),
-                                    num(a["win_prob"]), num(a["expected_vp"])) for a in answer["alternatives"]]
-        return Analysis(code(answer["decision"]), alternatives, iterations=int(answer["iterations"]),
-                        elapsed_ms=float(answer["elapsed_ms"]), seed=seed, bot=self.name,
-                        player=int(st.current_player()))
+        alternatives = [Alternative(a.code, a.visits, num(a.mean_reward), num(a.win_prob), num(a.expected_vp))
+                        for a in answer.alternatives]
+        return Analysis(answer.code, alternatives, iterations=answer.iterations, elapsed_ms=answer.elapsed_ms,
+                        seed=seed, bot=self.name, player=int(st.current_player()))

@@ -1,6 +1,6 @@
 """Real processes on free loopback ports, for tests and benchmarks: a `redis-server`, gunicorn
-serving `create_app()`, `kashgar worker`. Every process runs in its own session so that a
-kill takes its children (RQ's work horse) with it."""
+serving `create_app()` (or the floor app, `lab.floor_app`), `kashgar worker`. Every process runs
+in its own session so that a kill takes its children (RQ's work horse) with it."""
 
 from __future__ import annotations
 
@@ -275,6 +275,57 @@ class Gunicorn:
             self._own_data = None
 
     def __enter__(self) -> Gunicorn:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+
+class FloorServer:
+    """gunicorn serving the floor app (`lab.floor_app`: parse the body, answer a fixed JSON) with
+    the settings `kashgar serve` gives the service: as many workers, gunicorn's threaded worker
+    with as many threads, the same keep-alive and backlog (`kashgar bench service --floor`)."""
+
+    def __init__(self, workers: int = 2, port: int | None = None, log_dir: str | None = None) -> None:
+        self.port = port or free_port()
+        self.workers = workers
+        self.log_dir = log_dir
+        self.proc: Proc | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def argv(self) -> list[str]:
+        from service.gunicorn_worker import KEEPALIVE_S, THREADS
+
+        return [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}", "--workers",
+                str(self.workers), "--worker-class", "gthread", "--threads", str(THREADS), "--keep-alive",
+                str(KEEPALIVE_S), "--backlog", "2048", "--preload", "--log-level", "warning",
+                "lab.floor_app:app"]
+
+    def start(self, timeout: float = 60.0) -> FloorServer:
+        self.proc = Proc(f"floor-{self.port}", self.argv(), log_dir=self.log_dir)
+
+        def up() -> bool:
+            if self.proc is not None and not self.proc.alive():
+                raise ProcessExited("gunicorn exited")
+            return http_json("GET", self.url + "/healthz", timeout=2.0)[0] == 200
+
+        try:
+            wait_until(up, timeout, interval=0.1, what="the floor app's /healthz")
+        except (TimeoutError, RuntimeError) as exc:
+            out = self.proc.output()[-3000:] if self.proc else ""
+            self.stop()
+            raise RuntimeError(f"{exc}\n{out}") from None
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.stop()
+            self.proc = None
+
+    def __enter__(self) -> FloorServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

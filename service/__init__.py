@@ -43,8 +43,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     from . import api, clients, cors, errors, logs, metrics, openapi, ratelimit, table
     from .errors import APIError, error_response
     from .jobs import StoreUnavailable
+    from .jsonio import FastJSONProvider
 
     app = Flask(__name__)
+    app.json = FastJSONProvider(app)
     settings = Settings.from_env(overrides=config)
     app.config["KASHGAR"] = settings
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes

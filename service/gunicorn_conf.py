@@ -23,6 +23,7 @@ from typing import Any
 from service.config import DEFAULT_BIND
 from service.config import health_bind as _parse_health_bind
 from service.config import web_workers as _parse_web_workers  # not "config": a gunicorn setting
+from service.gunicorn_worker import KEEPALIVE_S, THREADS
 
 #: Directories `prepare_environment` made for this server; removed when it exits (`on_exit`).
 _MADE: list[str] = []
@@ -137,7 +138,7 @@ bind = listen_address()
 worker_class = "service.gunicorn_worker.DeadlineThreadWorker"
 # Threads that read requests (one search at a time runs in the app): as many slow clients a
 # process as this leave the others unaffected (a buffering proxy in front takes any number).
-threads = 32
+threads = THREADS
 # A sync search is capped by KASHGAR_SYNC_TIMEOUT_MS; the worker timeout leaves room above it.
 timeout = int(int(os.environ.get("KASHGAR_SYNC_TIMEOUT_MS", "20000")) / 1000) + 30
 graceful_timeout = 30
@@ -145,7 +146,7 @@ graceful_timeout = 30
 # second server on the machine would take it over, and the first one stopping would remove it from
 # under the second. The service does not use it; signals (HUP, USR2, TERM) manage the master.
 control_socket_disable = True
-keepalive = 5
+keepalive = KEEPALIVE_S
 backlog = 2048
 preload_app = True
 # The app logs every request as a JSON line with its request id; gunicorn's own log stays plain.
@@ -271,11 +272,15 @@ def post_worker_init(worker: Any) -> None:
 def worker_exit(server: Any, worker: Any) -> None:
     """A web process stops (SIGTERM, a restart): its request answered, its embedded threads take
     no more parts and hand the running ones back to the queue, with their attempts (another
-    process, or the server started next, runs them)."""
+    process, or the server started next, runs them), and its log lines still waiting are written."""
     manager = getattr(worker.wsgi, "extensions", {}).get("kashgar_jobs")
     stop = getattr(getattr(manager, "queue", None), "stop", None)
     if stop is not None:
         stop(timeout=max(1.0, float(server.cfg.graceful_timeout) - 5.0))
+    import logging
+
+    for handler in logging.getLogger("kashgar").handlers:  # the access lines still waiting (service.logs)
+        handler.flush()
 
 
 def child_exit(server: Any, worker: Any) -> None:

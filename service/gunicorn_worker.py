@@ -23,6 +23,7 @@ ends a process, the log names the request it was serving (`timeout_log_filter`).
 
 from __future__ import annotations
 
+import email.utils
 import io
 import json
 import logging
@@ -49,6 +50,10 @@ log = logging.getLogger("kashgar.service")
 RECORD_BYTES = 512
 #: Bytes of a request's start looked at to read its path (a connection over the per-address bound).
 HEAD_PEEK = 512
+#: gunicorn's `threads` and `keepalive` in `service/gunicorn_conf.py`, here where they can be read
+#: without starting a server (`kashgar bench service --floor` serves its floor app with them too).
+THREADS = 32
+KEEPALIVE_S = 5
 
 
 def client_timeout_s() -> float:
@@ -67,27 +72,42 @@ class RequestDeadline(TimeoutError):
 class DeadlineSocket:
     """A client socket whose reads stop at the current request's deadline: the first read of a
     request starts it, `arrived` ends it. A read also keeps any shorter timeout its caller set
-    (gunicorn's drains and graceful close). Everything else is the socket's."""
+    (gunicorn's drains and graceful close). Everything else is the socket's.
+
+    A response goes out in one write where it can: `hold_next` keeps the next write (gunicorn writes
+    a response's head on its own) to go out with the one after it (the body, or its first part), and
+    `flush` sends what is still held (a response without a body; `DeadlineThreadWorker.handle_request`
+    calls it once the response is written). Every other way of writing sends what is held first."""
 
     def __init__(self, sock: Any, timeout: float) -> None:
         self._sock = sock
         self._timeout: float | None = sock.gettimeout()
+        self._set: float | None = self._timeout  # the timeout the socket has now
         self.client_timeout = timeout
         self.deadline: float | None = None
         self.started = 0.0
         self.expired = False
         self.answered = False
+        self._hold = False
+        self._held: bytes | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._sock, name)
 
+    def _settimeout(self, value: float | None) -> None:
+        if value != self._set:
+            self._sock.settimeout(value)
+            self._set = value
+
     def settimeout(self, value: float | None) -> None:
         self._timeout = value
         self._sock.settimeout(value)
+        self._set = value
 
     def setblocking(self, flag: bool) -> None:
         self._timeout = None if flag else 0.0
         self._sock.setblocking(flag)
+        self._set = self._timeout
 
     def gettimeout(self) -> float | None:
         return self._timeout
@@ -106,7 +126,7 @@ class DeadlineSocket:
         if remaining <= 0:
             self.expired = True
             raise RequestDeadline(f"the request did not arrive within {self.client_timeout:g} s")
-        self._sock.settimeout(remaining if self._timeout is None else min(self._timeout, remaining))
+        self._settimeout(remaining if self._timeout is None else min(self._timeout, remaining))
         try:
             data: bytes = self._sock.recv(size)
         except TimeoutError:
@@ -114,16 +134,13 @@ class DeadlineSocket:
                 self.expired = True
                 raise RequestDeadline(f"the request did not arrive within {self.client_timeout:g} s") from None
             raise
-        finally:
-            self._sock.settimeout(self._timeout)
         return data
 
     def _write(self, method: Callable[..., Any], *args: Any) -> Any:
-        self._sock.settimeout(self.client_timeout if self._timeout is None else self._timeout)
-        try:
-            result = method(*args)
-        finally:
-            self._sock.settimeout(self._timeout)
+        # a write has the client timeout (or the shorter one its caller set); the socket keeps it
+        # until a read or a caller sets another
+        self._settimeout(self.client_timeout if self._timeout is None else self._timeout)
+        result = method(*args)
         self.answered = True
         return result
 
@@ -138,11 +155,37 @@ class DeadlineSocket:
             return b""
         return data
 
+    def hold_next(self) -> None:
+        """Keep the next write to go out with the one after it (or at `flush`)."""
+        self._hold = True
+
+    def flush(self) -> None:
+        """Send what `hold_next` kept, if anything; hold nothing more."""
+        self._hold = False
+        held, self._held = self._held, None
+        if held is not None:
+            self._write(self._sock.sendall, held)
+
+    def drop(self) -> None:
+        """Forget what is held (its response failed and the connection closes)."""
+        self._hold, self._held = False, None
+
     def sendall(self, data: bytes) -> None:
+        if self._hold:
+            self._hold = False
+            self._held = bytes(data)
+            return
+        if self._held is not None:
+            data, self._held = self._held + data, None
         self._write(self._sock.sendall, data)
 
     def send(self, data: bytes) -> int:
+        self.flush()
         return int(self._write(self._sock.send, data))
+
+    def sendfile(self, file: Any, offset: int = 0, count: int | None = None) -> int:
+        self.flush()
+        return int(self._write(self._sock.sendfile, file, offset, count))
 
 
 class _Stalled(io.RawIOBase):
@@ -242,6 +285,23 @@ def write_json_error(sock: Any, status: int, reason: str, message: str, headers:
     gunicorn.util.write_nonblock(sock, head + data)
 
 
+_DATE: tuple[int, str] = (0, "")
+
+
+def http_date(timestamp: float | None = None) -> str:
+    """gunicorn's `util.http_date`, made once a second rather than for every response (an answer's
+    `Date` names the second)."""
+    global _DATE
+    if timestamp is not None:
+        return email.utils.formatdate(timestamp, localtime=False, usegmt=True)
+    now = int(time.time())
+    second, text = _DATE
+    if second != now:
+        text = email.utils.formatdate(now, localtime=False, usegmt=True)
+        _DATE = (now, text)
+    return text
+
+
 class DeadlineThreadWorker(ThreadWorker):
     """`worker_class` in `service/gunicorn_conf.py`."""
 
@@ -254,6 +314,7 @@ class DeadlineThreadWorker(ThreadWorker):
         # gunicorn's workers call `util.write_error` for the errors they answer themselves; in this
         # worker process it writes JSON.
         gunicorn.util.write_error = write_json_error  # type: ignore[assignment]
+        gunicorn.util.http_date = http_date
         self.serving = ""
         super().init_process()
 
@@ -338,6 +399,21 @@ class DeadlineThreadWorker(ThreadWorker):
                 pass
             return False
         return result
+
+    def handle_request(self, req: Any, conn: Any) -> Any:
+        """gunicorn's, with the response's head written with its body, in one write
+        (`DeadlineSocket.hold_next`)."""
+        sock = conn.sock
+        if not isinstance(sock, DeadlineSocket):
+            return super().handle_request(req, conn)
+        sock.hold_next()
+        try:
+            keep = super().handle_request(req, conn)
+        except BaseException:
+            sock.drop()
+            raise
+        sock.flush()
+        return keep
 
     def handle_abort(self, sig: int, frame: Any) -> None:
         """gunicorn's worker timeout (SIGABRT): say which request was slow before the process goes."""

@@ -13,6 +13,7 @@ being answered, another is a 409 `idempotency_key_in_use` (retry). A request tha
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -25,18 +26,25 @@ from .jobs.model import Record
 
 HEADER = "Idempotency-Key"
 MAX_CHARS = 255
+#: The keys `key_of` takes, the one rule the check and the OpenAPI document (`service.api.common`)
+#: share: 1 to MAX_CHARS printable characters of the latin-1 a header is read in (no tab, DEL or
+#: other control character, no no-break space or soft hyphen), spaces inside but not first or last
+#: (HTTP strips them around a header's value: they are not the key's).
+_KEY_CHAR = r"\x21-\x7e\xa1-\xac\xae-\xff"
+KEY_PATTERN = rf"^[{_KEY_CHAR}](?:[ {_KEY_CHAR}]*[{_KEY_CHAR}])?$"
+_KEY = re.compile(KEY_PATTERN)
 _PENDING = "pending"
 
 
 def key_of() -> str | None:
-    """The request's key (None: none given); 400 naming the header for one empty or too long."""
-    raw = request.headers.get(HEADER)
-    if raw is None:
+    """The request's key (None: none given); 400 naming the header for one that is not a key by
+    KEY_PATTERN or is longer than MAX_CHARS."""
+    key = request.headers.get(HEADER)  # as read: HTTP strips the spaces around a value
+    if key is None:
         return None
-    key = raw.strip()
-    if not key or len(key) > MAX_CHARS or not key.isprintable():
-        raise APIError(400, "invalid_idempotency_key", f"{HEADER} must be 1 to {MAX_CHARS} printable characters",
-                       HEADER, location="header")
+    if len(key) > MAX_CHARS or not _KEY.fullmatch(key):
+        raise APIError(400, "invalid_idempotency_key", f"{HEADER} must be 1 to {MAX_CHARS} printable characters "
+                       "(no control character; spaces only between others)", HEADER, location="header")
     return key
 
 

@@ -98,6 +98,10 @@ def init_app(app: Flask) -> None:
     def _t0() -> None:
         g.metrics_t0 = time.perf_counter()
 
+    # a request's series, by (method, route, status): prometheus_client's own look-up of the
+    # labels (their check, a lock) cost more than the observation
+    series: dict[tuple[str, str, int], Any] = {}
+
     @app.after_request
     def _observe(resp: Response) -> Response:
         t0 = getattr(g, "metrics_t0", None)
@@ -105,7 +109,11 @@ def init_app(app: Flask) -> None:
             # every label value comes from a fixed set: a client must not be able to add series
             route = request.url_rule.rule if request.url_rule is not None else "unmatched"
             method = request.method if request.method in METHODS else "other"
-            metrics.requests.labels(method, route, str(resp.status_code)).observe(time.perf_counter() - t0)
+            key = (method, route, resp.status_code)
+            child = series.get(key)
+            if child is None:
+                child = series[key] = metrics.requests.labels(method, route, str(resp.status_code))
+            child.observe(time.perf_counter() - t0)
         if resp.status_code >= 400 and resp.is_json:
             body = resp.get_json(silent=True)
             code = body.get("error") if isinstance(body, dict) else None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
 
@@ -21,9 +21,29 @@ DECISION_JSON = {
 State = Annotated[dict[str, Any], WithJsonSchema(STATE_REF)]
 #: A game record's schema (engine_ext.record), as the server checks it.
 RECORD_JSON_SCHEMA = {k: v for k, v in _records.RECORD_SCHEMA.items() if k != "$schema"}
+#: A review's record: its initial state a State, as the engine loads it (the table plays only
+#: records dealt from a seed, and the document's examples of a State cost a schemathesis run
+#: about 10 s of CPU per operation that takes one).
+REVIEW_RECORD_JSON_SCHEMA = {**RECORD_JSON_SCHEMA, "properties": {**RECORD_JSON_SCHEMA["properties"], "initial_state": {
+    "anyOf": [STATE_REF, {"type": "null"}],
+    "description": _records.RECORD_SCHEMA["properties"]["initial_state"]["description"]}}}
 def _takes_int(annotation: Any) -> bool:
     """Whether a field's type is int or an optional int (not bool)."""
     return annotation is int or int in get_args(annotation)
+
+
+def _takes_ints(annotation: Any) -> bool:
+    """Whether a field's type is a list of ints, or an optional one."""
+    def ints(a: Any) -> bool:
+        item = get_args(a)[0] if get_origin(a) is list and get_args(a) else None
+        return (get_args(item)[0] if get_origin(item) is Annotated else item) is int
+
+    return ints(annotation) or any(ints(a) for a in get_args(annotation))
+
+
+def _whole(value: Any) -> Any:
+    """A whole number written with a fraction (`2.0`) as the integer, up to 2**53; else `value`."""
+    return int(value) if type(value) is float and value.is_integer() and abs(value) <= 2**53 else value
 
 
 DecisionJSON = Annotated[dict[str, Any], WithJsonSchema(DECISION_JSON)]
@@ -40,8 +60,9 @@ Seed = Annotated[
 
 class Request(BaseModel):
     """Requests reject unknown fields and values of the wrong JSON type (no coercion), except that
-    an integer field takes a whole number written with a fraction (`2.0`): JSON Schema, and so the
-    OpenAPI document, counts it as the integer 2 (up to 2**53, where a float stops being exact)."""
+    an integer field, or an item of a list of integers, takes a whole number written with a
+    fraction (`2.0`): JSON Schema, and so the OpenAPI document, counts it as the integer 2 (up to
+    2**53, where a float stops being exact)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -50,8 +71,15 @@ class Request(BaseModel):
     def _whole_numbers(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        whole = {k: int(v) for k, v in data.items() if type(v) is float and v.is_integer() and abs(v) <= 2**53
-                 and k in cls.model_fields and _takes_int(cls.model_fields[k].annotation)}
+        whole: dict[str, Any] = {}
+        for k, v in data.items():
+            field = cls.model_fields.get(k)
+            if field is None:
+                continue
+            if type(v) is float and _takes_int(field.annotation) and _whole(v) is not v:
+                whole[k] = _whole(v)
+            elif isinstance(v, list) and _takes_ints(field.annotation) and any(type(x) is float for x in v):
+                whole[k] = [_whole(x) for x in v]
         return {**data, **whole} if whole else data
 
 
@@ -241,8 +269,8 @@ class SuggestResult(Response):
         "(KASHGAR_SYNC_TIMEOUT_MS) and answered with what it had searched; absent otherwise."
     )
     partial: bool | None = Field(
-        None, description="True on the result of a cancelled job: what its parts searched before they "
-        "stopped; absent otherwise."
+        None, description="True on the result of a cancelled job, or of a failed one (a part failed for good, "
+        "its attempts used): the merge of what its parts searched before they stopped; absent otherwise."
     )
 
 
@@ -255,7 +283,7 @@ class ReviewRequest(Request):
     """Review a finished (or unfinished) game: one search per decision, from the view of the seat
     that made it."""
 
-    record: Annotated[dict[str, Any], WithJsonSchema(RECORD_JSON_SCHEMA),
+    record: Annotated[dict[str, Any], WithJsonSchema(REVIEW_RECORD_JSON_SCHEMA),
                       Field(description="A game record (`kashgar/record@1`), as POST /table/record and `kashgar "
                             "play --record` write it.")]
     level: Annotated[
@@ -364,12 +392,19 @@ class ReviewResult(Response):
     level: str
     seats: list[ReviewSeat]
     decisions: list[ReviewDecision]
-    reviewed: int
-    total: int
+    reviewed: int = Field(description="Decisions reviewed (in `decisions`).")
+    total: int = Field(description="Decisions the review was asked to search (those with more than one legal "
+                       "choice, of the seats asked for).")
+    missing: list[int] = Field(description="The moves (their numbers in the record, from 1) asked for but not "
+                               "reviewed, in order: a part that failed for good, or a cancel, left them; `[]` "
+                               "when the review is whole.")
     thresholds: dict[str, float]
     iterations: int
     elapsed_ms: float | None = Field(None, description="From the job's acceptance to its last part's end.")
-    partial: bool | None = Field(None, description="True: the job was cancelled; the decisions reviewed before.")
+    partial: bool | None = Field(
+        None, description="True when the job was cancelled or failed (a part failed for good, its attempts "
+        "used): `decisions` holds every decision reviewed before, and `missing` names the rest; absent when "
+        "whole.")
 
 
 class JobView(Response):

@@ -107,7 +107,7 @@ def _state_schema() -> dict[str, Any]:
 @functools.lru_cache(maxsize=1)
 def _example_state() -> dict[str, Any] | None:
     try:
-        from . import engine
+        from . import states as engine
 
         g = engine.new_game(2, 1, None)
         doc = g.to_json(observer=0)
@@ -134,6 +134,7 @@ def build_spec(server_url: str | None = None, limits: dict[str, int] | None = No
     schemas["State"] = _state_schema()
     openapi_rules.bound_observers(schemas)
     openapi_rules.bound_variant(schemas)
+    openapi_rules.bound_records(schemas)
     for name, maximum in (limits or {}).items():
         _set_maximum(schemas["SuggestRequest"]["properties"][name], maximum)
     if levels:
@@ -240,7 +241,7 @@ def _replace_refs(node: Any) -> Any:
 
 def _first_legal_text(doc: dict[str, Any]) -> str | None:
     try:
-        from . import engine
+        from . import states as engine
 
         g = engine.load_game(doc)
         legal = g.legal()
@@ -307,7 +308,7 @@ def docs_blueprint() -> Any:
 
 def _served_spec() -> dict[str, Any]:
     """The document as this server answers: its budget limits and its levels."""
-    from .engine import default_level, level_budget, level_names
+    from .levels import default_level, level_budget, level_names
 
     cfg = current_app.config["KASHGAR"]
     spec = build_spec(limits=server_limits(cfg), levels=list(level_names()),

@@ -1,8 +1,9 @@
 """What the server checks across a request's fields, said in the OpenAPI document where a JSON
 Schema can say it, so that a request valid by the document is one the server takes up:
 
-- /games and /table/new: `variant` names Cut-and-Thrust cards; /table's level names are this
-  server's;
+- /games and /table/new, and a record's (/reviews, /table/load): `variant` names Cut-and-Thrust
+  cards; /table's level names are this server's;
+- /reviews: `seats` are seats of the record's game (below its `players`);
 - `observer` names a seat of the game: below `players` (/games) or the state's `players`
   (/legal, /apply), and on a view only the view's own seat;
 - /suggest: a level without a budget has the level's budget, which must be within this server's
@@ -130,6 +131,22 @@ def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tup
         {"anyOf": [{"properties": {"mode": {"enum": ["async", "auto"]}}},
                    {"allOf": [sync_budget, levels_within(settings.sync_max_iterations, settings.sync_max_ms)]}]},
     ]
+
+
+def bound_records(schemas: dict[str, Any]) -> None:
+    """A record's `variant` (POST /reviews, /table/load) as /games takes it (`bound_variant`: its
+    Cut-and-Thrust cards by name); a review's `seats` below the record's `players`."""
+    variant = schemas["NewGameRequest"]["properties"]["variant"]
+    for schema in schemas.values():
+        record = schema.get("properties", {}).get("record", {})
+        if "moves" in record.get("properties", {}):
+            described = record["properties"]["variant"]
+            record["properties"]["variant"] = {**variant, "description": described.get("description", "")}
+    cross_field(schemas["ReviewRequest"], {"anyOf": [
+        {"properties": {"record": {"properties": {"players": {"const": players}}},
+                        "seats": {"items": {"maximum": players - 1}}}}
+        for players in range(2, len(SEATS) + 1)
+    ]})
 
 
 def bound_reviews(schemas: dict[str, Any], names: list[str]) -> None:

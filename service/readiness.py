@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import engine
+from . import cards, levels, states
 from .jobs import JobManager
 
 
@@ -13,8 +13,8 @@ def health(manager: JobManager) -> dict[str, Any]:
     """The body of `/healthz`: the process answers."""
     from .openapi import _version
 
-    return {"status": "ok", "version": _version(), "compiled": engine.compiled(), "backend": manager.backend,
-            "cards": engine.cards_file()}
+    return {"status": "ok", "version": _version(), "compiled": states.compiled(), "backend": manager.backend,
+            "cards": cards.cards_file()}
 
 
 def readiness(manager: JobManager) -> tuple[bool, dict[str, Any]]:
@@ -22,9 +22,9 @@ def readiness(manager: JobManager) -> tuple[bool, dict[str, Any]]:
     checks: dict[str, str] = {}
     ok = True
     try:
-        engine.levels()
-        engine.cards()
-        checks["engine"] = "ok (compiled)" if engine.compiled() else "ok (interpreted)"
+        levels.levels()
+        cards.cards()
+        checks["engine"] = "ok (compiled)" if states.compiled() else "ok (interpreted)"
     except Exception as exc:  # noqa: BLE001 - any failure is "not ready", named in the body
         checks["engine"] = f"error: {exc}"
         ok = False

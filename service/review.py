@@ -17,12 +17,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import engine_ext
 from bots import review as judging
+from bots import suggest as bots_suggest
+from bots.position import Position
+from bots.suggest import Budget
 from engine_ext import record as records
-from engine_ext.words import decision_text as words_of
-from engine_ext.words import no_seat
+from engine_ext.decisions import Decision
+from engine_ext.words import decision_words, no_seat
 
-from . import engine, search
+from . import levels, search
 from .errors import APIError, join_pointer
 
 KIND = "review"
@@ -75,7 +79,7 @@ def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str =
     if isinstance(moves, list) and len(moves) > MAX_MOVES:
         raise APIError(413, "record_too_long", f"a review takes a record of at most {MAX_MOVES} moves, not "
                        f"{len(moves)}", join_pointer(ptr, "/moves"))
-    names = engine.level_names()
+    names = levels.level_names()
     if level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     try:
@@ -90,20 +94,14 @@ def plan(record: Any, level: str, seats: list[int] | None, seed: int, ptr: str =
     reviewed: list[int] = []
     try:
         for step in replay:
-            if step.move["seat"] in wanted and len(_legal_before(step.before)) > 1:
+            if step.move["seat"] in wanted and step.legal_count > 1:
                 reviewed.append(step.number)
     except records.RecordError as exc:
         raise _refused(exc, ptr) from None
-    iterations, time_ms = engine.level_budget(level)
+    iterations, time_ms = levels.level_budget(level)
     parts = max(1, -(-len(reviewed) // DECISIONS_PER_PART))
     return ReviewSpec(record=record, level=level, iterations=iterations, time_ms=time_ms, seats=wanted,
                       moves=reviewed, seed=seed, parts=parts)
-
-
-def _legal_before(full: dict[str, Any]) -> list[Any]:
-    import engine_ext
-
-    return list(engine_ext.from_json(full).legal())
 
 
 def decision_seed(seed: int, move: int) -> int:
@@ -112,20 +110,21 @@ def decision_seed(seed: int, move: int) -> int:
 
 
 def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], played: str) -> dict[str, Any]:
-    """One decision reviewed: the level's searches of the seat's `view` (`SEEDS` of them), the
-    played move judged by them (`bots.review.judge_all`)."""
-    specs = [search.SearchSpec(state=view, level=spec.level, iterations=spec.iterations, time_ms=spec.time_ms,
-                               seed=decision_seed(spec.seed + k, number), parallel=1) for k in range(SEEDS)]
-    position = search.position_of(specs[0])  # one position, searched at each seed
-    answers = [search.run_sync(one, position=position) for one in specs]
-    verdict = judging.judge_all(answers, played)
+    """One decision reviewed: the level's searches of the seat's `view` (`SEEDS` of them, each an
+    `Answer`), the played move (its text in the record, read once) judged by them
+    (`bots.review.judge_all`)."""
+    position = Position.of(engine_ext.from_json(view), spec.level)  # one position, searched at each seed
+    answers = [bots_suggest.suggest(position, [Budget(spec.iterations, spec.time_ms,
+                                                      search.part_seed(decision_seed(spec.seed + k, number), 0))])
+               for k in range(SEEDS)]
+    verdict = judging.judge_all(answers, Decision.parse(played))
     return {
         "move": number,
         "seat": seat,
         "played": played,
-        "played_words": words_of(played, view),
-        "best_words": words_of(verdict["best"], view),
-        "iterations": sum(int(a.get("iterations", 0)) for a in answers),
+        "played_words": decision_words(played, view),
+        "best_words": decision_words(verdict["best"], view),
+        "iterations": sum(a.iterations for a in answers),
         **verdict,
     }
 
@@ -133,7 +132,9 @@ def review_move(spec: ReviewSpec, number: int, seat: int, view: dict[str, Any], 
 def run_part(spec_dict: dict[str, Any], index: int, progress: Callable[[dict[str, Any]], None] | None = None,
              should_stop: Callable[[], bool] | None = None) -> dict[str, Any]:
     """Part `index` of a review: its decisions, in order, each reported to `progress` as it finishes;
-    stops between decisions when `should_stop()` says so (what it reviewed is kept)."""
+    stops between decisions when `should_stop()` says so (what it reviewed is kept). The record is
+    replayed once, up to the part's last move; a move reviewed is searched from its seat's view,
+    made from the game before it (`engine_ext.record.Step.view`)."""
     spec = ReviewSpec.from_dict(spec_dict)
     mine = set(spec.part_moves(index))
     done: list[dict[str, Any]] = []
@@ -144,19 +145,12 @@ def run_part(spec_dict: dict[str, Any], index: int, progress: Callable[[dict[str
                 if should_stop is not None and should_stop():
                     break
                 seat = int(step.move["seat"])
-                view = _view(step.before, seat)
-                done.append(review_move(spec, step.number, seat, view, str(step.move["decision"])))
+                done.append(review_move(spec, step.number, seat, step.view(seat), str(step.move["decision"])))
                 if progress is not None:
                     progress({"decisions": list(done)})
             if step.number >= last:
                 break
     return {"decisions": done, "iterations": sum(d["iterations"] for d in done)}
-
-
-def _view(full: dict[str, Any], seat: int) -> dict[str, Any]:
-    import engine_ext
-
-    return dict(engine_ext.from_json(full).to_json(observer=seat))
 
 
 def progress_summary(report: dict[str, Any]) -> dict[str, Any]:

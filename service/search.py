@@ -9,15 +9,16 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import engine_ext
 from bots import suggest as bots_suggest
+from bots.answer import Answer
 from bots.suggest import Budget, Position
 
-from . import engine
 from .config import Settings
+from .describe import describe_answer
 
 SEED_MASK = (1 << 63) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
@@ -32,7 +33,7 @@ class SearchSpec:
     iterations: int | None
     time_ms: int | None
     seed: int
-    parallel: int
+    parallel: int  # the parts the search is split into (`plan`); the answer says how many it merged: `parts`
     cards: str = ""  # the sha256 of the card data the request was read with ("": not checked)
     elo: float | None = None  # the strength asked (service/strength.py): `level` was drawn for it
 
@@ -119,27 +120,30 @@ def run_part(
     progress: Callable[[dict[str, Any]], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
-    """One part's answer, on a worker or an embedded job thread."""
-    return bots_suggest.search(position_of(spec), budget_of(part), progress=progress, should_stop=should_stop)
+    """One part's answer, on a worker or an embedded job thread, as the job store keeps it (JSON)."""
+    return bots_suggest.search(position_of(spec), budget_of(part), progress=progress,
+                               should_stop=should_stop).to_json()
 
 
 def combine(spec: SearchSpec, parts: list[dict[str, Any]], position: Position | None = None) -> dict[str, Any]:
-    """The answer of the whole search, in words: the bots' finish of its parts (`position`: the
-    spec's, already loaded; else it is loaded here)."""
+    """The answer of the whole search, in words: the bots' finish of its parts (each read back from
+    the job store once; `position`: the spec's, already loaded; else it is loaded here)."""
     position = position or position_of(spec)
-    return finished(bots_suggest.finish(position, parts, spec.seed), position)
+    answers = [Answer.from_json(p, position) for p in parts]
+    return describe_answer(bots_suggest.finish(position, answers, spec.seed), position.game)
 
 
-def finished(answer: dict[str, Any], position: Position) -> dict[str, Any]:
-    """A finished answer as the service gives it: with the words (`engine.describe_answer`)."""
-    return engine.describe_answer(answer, position.game)
+def answer(spec: SearchSpec, position: Position | None = None,
+           should_stop: Callable[[], bool] | None = None) -> Answer:
+    """The bots' answer of `spec`: every part in this process, one after the other, then finished
+    (`position`: the spec's, already loaded; else it is loaded here)."""
+    position = position or position_of(spec)
+    return bots_suggest.suggest(position, [budget_of(p) for p in plan(spec)], should_stop=should_stop)
 
 
-def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position | None = None) -> dict[str, Any]:
-    """Every part in this process, one after the other, then merged: one call of the bots on the
-    position read from the request (`position`: already loaded; else it is loaded here).
-    `timeout_ms` is a safety cap: when hit, the parts stop early and the answer says
-    `truncated: true`."""
+def answer_within(spec: SearchSpec, position: Position, timeout_ms: int | None) -> tuple[Answer, bool]:
+    """`answer` of `spec` on `position` within a safety cap of `timeout_ms` (None: none), and
+    whether the cap was hit (the parts stopped early); its elapsed_ms is the whole search's."""
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000.0
     truncated = False
 
@@ -151,31 +155,32 @@ def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position
         return False
 
     t0 = time.perf_counter()
+    found = answer(spec, position, should_stop if deadline is not None else None)
+    return replace(found, elapsed_ms=round((time.perf_counter() - t0) * 1000.0, 3)), truncated
+
+
+def run_sync(spec: SearchSpec, timeout_ms: int | None = None, position: Position | None = None) -> dict[str, Any]:
+    """The answer of `spec` as the service gives it (`answer_within`, with the words) on the
+    position read from the request (`position`: already loaded; else it is loaded here).
+    `timeout_ms` is a safety cap: when hit, the parts stop early and the answer says
+    `truncated: true`."""
     position = position or position_of(spec)
-    answer = bots_suggest.suggest(position, [budget_of(p) for p in plan(spec)],
-                                  should_stop=should_stop if deadline is not None else None)
-    answer = finished(answer, position)
-    answer["elapsed_ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+    found, truncated = answer_within(spec, position, timeout_ms)
+    out = describe_answer(found, position.game)
     if truncated:
-        answer["truncated"] = True
-    return answer
+        out["truncated"] = True
+    return out
 
 
 def progress_summary(progress: dict[str, Any]) -> dict[str, Any]:
-    """What a part reports while it runs: iterations so far and its current best decision."""
+    """What a part reports while it runs (`bots.ismcts_bot.progress_report`, `bots.parallel`):
+    iterations so far and, once it has one, its current best decision (`best`) and its visits."""
     out: dict[str, Any] = {}
     it = progress.get("iterations")
     if isinstance(it, int):
         out["iterations"] = it
-    for key in ("decision_text", "best", "best_text"):
-        if isinstance(progress.get(key), str):
-            out["best"] = progress[key]
-            break
-    else:
-        d = progress.get("decision")
-        if d is not None:
-            out["best"] = str(d)
-    for key in ("visits", "win_prob", "expected_vp"):
-        if isinstance(progress.get(key), (int, float)):
-            out[key] = progress[key]
+    if isinstance(progress.get("decision_text"), str):
+        out["best"] = progress["decision_text"]
+    if isinstance(progress.get("visits"), int):
+        out["visits"] = progress["visits"]
     return out

@@ -9,7 +9,7 @@ from typing import Any
 from bots.position import Position
 from bots.strength import EloOutOfRange, mix_for
 
-from . import engine
+from . import states
 from .errors import APIError
 
 
@@ -26,7 +26,7 @@ def elo_position(elo: float, level: str | None, budget_given: bool, state: Any, 
         mix = mix_for(elo)
     except EloOutOfRange as exc:
         raise APIError(422, "elo_out_of_range", str(exc), "/elo") from None
-    position = engine.position(state, mix.lower.name, "/state")
+    position = states.position_of(state, mix.lower.name, "/state")
     chosen = mix.draw(seed, position.key)
     if chosen.name != mix.lower.name:
         position = dataclasses.replace(position, level=chosen)

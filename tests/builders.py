@@ -353,7 +353,7 @@ def make_state(
 
 def remaining_standard(doc: Mapping[str, Any], keep_out: Iterable[str] = ()) -> list[str]:
     """The Standard-deck cards of `doc`'s variant not seen in it (minus `keep_out`), as a list."""
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for seat in doc["seats"]:
         for car in seat["caravans"]:
             seen.update(car)
@@ -480,3 +480,40 @@ def random_record(seed: int, moves: int, rng_seed: int, players: int = 2) -> dic
         game.apply(move)
         played.append(str(move))
     return records.record_from_moves(played, players=players, seed=seed)
+
+
+def bot_record(seed: int, levels: tuple[str, str] = ("club", "novice"), moves: int | None = None) -> dict[str, Any]:
+    """The record of a 2-player game dealt from `seed` and played by the bots of `levels` (seat by
+    seat), to its end or for at most `moves` moves."""
+    import engine_ext
+    from bots.levels import make_bot
+    from engine_ext import record as records
+    from engine_ext.decisions import Decision
+
+    bots = [make_bot(x) for x in levels]
+    game = engine_ext.new_game(players=2, seed=seed)
+    played: list[str] = []
+    while not game.is_terminal and (moves is None or len(played) < moves):
+        an = bots[game.current_player].analyse(game.state, seed=len(played))
+        text = str(Decision.from_code(an.code, game.state, game.engine.data))
+        game.apply(text)
+        played.append(text)
+    return records.record_from_moves(played, players=2, seed=seed)
+
+def private_draw() -> tuple[dict[str, Any], str, int, int]:
+    """From random play: a full state, the decision after which its turn player (the drawer)
+    chooses among Special cards only it has drawn, the drawer and the other seat."""
+    import random
+
+    import engine_ext
+
+    for seed in range(100):
+        game = engine_ext.new_game(players=2, seed=seed)
+        rng = random.Random(seed)
+        while not game.is_terminal:
+            doc, drawer = dict(game.to_json()), game.turn_player
+            decision = str(rng.choice(game.legal()))
+            game.apply(decision)
+            if game.hidden_from(1 - drawer) and game.to_json()["pending"]["drawn_from"] == "special":
+                return doc, decision, drawer, 1 - drawer
+    raise AssertionError("no private draw in 100 random games")

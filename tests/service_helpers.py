@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+from flask import Flask
+from werkzeug.test import TestResponse
 
 
 @contextlib.contextmanager
@@ -24,3 +28,63 @@ def serve_app(config: Mapping[str, Any] | None = None, app: Any = None) -> Itera
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+
+
+#: The settings of the in-process app most API tests use (small sync limits, quick heartbeats).
+TEST_CONFIG: dict[str, Any] = {
+    "TESTING": True,
+    "sync_max_iterations": 400,
+    "sync_max_ms": 500,
+    "max_iterations": 1_000_000,
+    "part_iterations": 100,
+    "heartbeat_interval": 0.05,
+    "heartbeat_timeout": 2.0,
+    "max_body_bytes": 200_000,
+    "log_level": "WARNING",
+}
+
+
+class Resp:
+    """A test response whose JSON body is typed `Any` (Flask's is Optional)."""
+
+    def __init__(self, r: TestResponse) -> None:
+        self.raw = r
+        self.status_code = r.status_code
+        self.headers = r.headers
+        self.data = r.data
+        self.is_json = r.is_json
+        self.json: Any = r.get_json(silent=True)
+
+    def get_data(self, as_text: bool = False) -> Any:
+        return self.raw.get_data(as_text=True) if as_text else self.raw.get_data()
+
+
+class Client:
+    def __init__(self, app: Flask) -> None:
+        self.c = app.test_client()
+
+    def get(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.get(*a, **kw))
+
+    def post(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.post(*a, **kw))
+
+    def put(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.put(*a, **kw))
+
+    def delete(self, *a: Any, **kw: Any) -> Resp:
+        return Resp(self.c.delete(*a, **kw))
+
+
+FlaskClient = Client
+
+
+def wait_job(client: FlaskClient, url: str, timeout: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        r = client.get(url)
+        assert r.status_code == 200, r.json
+        if r.json["status"] in ("finished", "failed", "cancelled"):
+            return r.json  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError(f"job {url} did not end: {r.json}")

@@ -4,6 +4,7 @@ by a seed."""
 from __future__ import annotations
 
 import random
+import secrets
 from typing import Any
 
 from engine_ext.carddata import RESOURCES, CardData
@@ -13,6 +14,16 @@ from engine_ext.words import card_name
 
 #: Seeds of a deal (and of the searches) are the integers 0 .. SEEDS - 1.
 SEEDS = 1 << 63
+#: Seeds drawn at random for a game (`random_seed`) are below DRAWN_SEEDS, 2**53: exact as a
+#: JavaScript number, so a record a browser (or any reader holding JSON numbers as doubles) hands
+#: back still names its deal.
+DRAWN_SEEDS = 1 << 53
+
+
+def random_seed() -> int:
+    """An unguessable deal seed (a small or default one can be found from the public deal, and
+    with it every deck's order), below DRAWN_SEEDS."""
+    return secrets.randbelow(DRAWN_SEEDS)
 
 # ---- variants ------------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify
 
-from .. import engine
+from .. import cards as card_data
+from .. import levels
 from ..models import CardsResponse
 from ..openapi import operation
 
@@ -22,14 +23,14 @@ bp = Blueprint("cards", __name__)
 def cards() -> Response:
     """The card and contract data loaded by the engine (engine_ext/data/cards.toml, or the file
     KASHGAR_CARDS names), and which file that is (`file`: its path and sha256)."""
-    data = engine.cards()
+    data = card_data.cards()
     return jsonify(
-        engine.finite(
+        levels.finite(
             {
                 "cards": data["cards"],
                 "contracts": data["contracts"],
                 "count": len(data["cards"]) + len(data["contracts"]),
-                "file": engine.cards_file(),
+                "file": card_data.cards_file(),
             }
         )
     )

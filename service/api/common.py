@@ -8,6 +8,7 @@ from flask import current_app, g, request
 from pydantic import BaseModel
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from .. import idempotency
 from ..config import Settings
 from ..errors import APIError, parse_json_body, validate_model
 from ..jobs import JobManager
@@ -23,16 +24,13 @@ JOB_ID_PARAM = {
                    "its client's: another key (but an operator's) gets the 404 of an unknown id.",
 }
 
-#: The keys `idempotency.key_of` takes, as a pattern: printable characters (`str.isprintable` over
-#: the latin-1 a header is read in: no tab, DEL or other control character, no no-break space or
-#: soft hyphen), spaces inside but not first or last (HTTP strips them: they are not the key's).
-_KEY_CHAR = r"\x21-\x7e\xa1-\xac\xae-\xff"
-IDEMPOTENCY_KEY_PATTERN = rf"^[{_KEY_CHAR}](?:[ {_KEY_CHAR}]*[{_KEY_CHAR}])?$"
+#: The header as the document states it: the rule `idempotency.key_of` checks, from the same constants.
 IDEMPOTENCY_KEY_PARAM = {
-    "name": "Idempotency-Key",
+    "name": idempotency.HEADER,
     "in": "header",
     "required": False,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": IDEMPOTENCY_KEY_PATTERN},
+    "schema": {"type": "string", "minLength": 1, "maxLength": idempotency.MAX_CHARS,
+               "pattern": idempotency.KEY_PATTERN},
     "description": "A key of the client's choosing: the request sent again with it gets the job the first one "
                    "made (202, `Idempotent-Replayed: true`), not a second one; with another body, 422.",
 }

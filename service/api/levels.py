@@ -10,7 +10,8 @@ from flask.blueprints import BlueprintSetupState
 from bots import levels as bot_levels
 from bots import strength
 
-from .. import engine, search
+from .. import levels as serving
+from .. import search
 from ..models import LevelsResponse
 from ..openapi import operation
 from .common import settings
@@ -36,11 +37,11 @@ def levels_answer(cfg: Any, served: bool = True) -> dict[str, Any]:
     engine's `levels`) answers: the levels, each marked `default` if it is the one a request without
     a level gets, that level's name, and the range of `elo` (null on a ladder with fewer than two
     measured levels)."""
-    default = engine.default_level(cfg.default_level)
+    default = serving.default_level(cfg.default_level)
     span = strength.elo_range()
-    return dict(engine.finite({
+    return dict(serving.finite({
         "levels": [_served(lv, cfg, default) if served else {**lv, "default": lv["name"] == default}
-                   for lv in engine.levels()],
+                   for lv in serving.levels()],
         "default": default,
         "elo": None if span is None else {"min": span[0], "max": span[1]},
     }))
@@ -63,7 +64,7 @@ def levels() -> Response:
 
 
 def _served(level: dict[str, Any], cfg: Any, default: str | None) -> dict[str, Any]:
-    iterations, time_ms = engine.level_budget(str(level["name"]))
+    iterations, time_ms = serving.level_budget(str(level["name"]))
     asynchronous = not search.fits_sync(iterations, time_ms, cfg)
     parts = search.default_parallel(iterations, time_ms, cfg, asynchronous, "embedded")
     return {**level, "default": level["name"] == default, "asynchronous": asynchronous, "parts": parts}

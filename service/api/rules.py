@@ -8,7 +8,7 @@ from flask import Blueprint, Response, jsonify
 
 from engine_ext.words import seat_words
 
-from .. import engine
+from .. import describe, seeds, states
 from ..errors import APIError, pointer
 from ..models import ApplyRequest, ApplyResponse, GameResponse, LegalRequest, LegalResponse, NewGameRequest
 from ..openapi import operation
@@ -18,7 +18,7 @@ bp = Blueprint("rules", __name__)
 
 
 def _to_json(game: Any, observer: int | None, ptr: str) -> dict[str, Any]:
-    players = engine.player_count(game)
+    players = states.player_count(game)
     if observer is not None and observer >= players:
         raise APIError(422, "invalid_observer", f"observer must be below the player count {players}", ptr)
     doc = game.to_json(observer=observer)
@@ -101,19 +101,19 @@ def new_game_answer(req: NewGameRequest) -> dict[str, Any]:
     """POST /games's answer (no request_id)."""
     variant: Any = req.variant
     check_variant(variant)
-    game = engine.new_game(req.players, req.seed if req.seed is not None else engine.random_seed(), variant)
-    body = engine.game_summary(game)
+    game = states.new_game(req.players, req.seed if req.seed is not None else seeds.random_seed(), variant)
+    body = states.game_summary(game)
     body["state"] = _to_json(game, req.observer, "/observer")
-    body.update(engine.legal_seen_by(game, req.observer))
+    body.update(describe.legal_seen_by(game, req.observer))
     return body
 
 
 def legal_answer(req: LegalRequest) -> dict[str, Any]:
     """POST /legal's answer (no request_id)."""
-    game = engine.load_game(req.state)
+    game = states.load_game(req.state)
     observer = game.observer if req.observer is None else _own_view(game, req.observer)
-    body = engine.game_summary(game)
-    body.update(engine.legal_seen_by(game, observer))
+    body = states.game_summary(game)
+    body.update(describe.legal_seen_by(game, observer))
     body["count"] = len(body["legal"])
     if req.observer is not None:
         body["state"] = _to_json(game, observer, "/observer")
@@ -122,20 +122,20 @@ def legal_answer(req: LegalRequest) -> dict[str, Any]:
 
 def apply_answer(req: ApplyRequest) -> dict[str, Any]:
     """POST /apply's answer (no request_id)."""
-    game = engine.load_game(req.state)
-    engine.refuse_hidden_choice(game)
-    decision = engine.parse_decision(game, req.decision, "/decision")
+    game = states.load_game(req.state)
+    states.refuse_hidden_choice(game)
+    decision = states.parse_decision(game, req.decision, "/decision")
     observer = game.observer if req.observer is None else _own_view(game, req.observer)
     try:
         made_up = game.outcome_made_up(decision)  # before the game moves on
-        item = engine.decision_json(decision, game)
+        item = describe.decision_json(decision, game)
         events = game.apply(decision, observer=observer)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise APIError(422, "illegal_decision", f"cannot apply {decision}: {exc}", "/decision") from None
-    body = engine.game_summary(game)
+    body = states.game_summary(game)
     body["state"] = _to_json(game, observer, "/observer")
     body["decision"] = item
-    body["events"] = engine.described_events(events, game)
+    body["events"] = describe.described_events(events, game)
     body["sampled"] = made_up or any(e.get("sampled") for e in events)
-    body.update(engine.legal_seen_by(game, observer))
+    body.update(describe.legal_seen_by(game, observer))
     return body

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify
 import engine_ext
 from bots.position import Position
 
-from .. import admission, clients, engine, idempotency, metrics, search, strength
+from .. import admission, clients, idempotency, levels, metrics, search, states, strength
 from ..config import Settings
 from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
@@ -41,7 +41,7 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
     checked once, here, for every part of a synchronous search); 422 for unknown levels,
     out-of-range budgets, impossible states, hidden choices and games that are over. `backend` and `workers`
     (how many run a job's parts, when known): the job queue's, for an async search's parts."""
-    names = engine.level_names()
+    names = levels.level_names()
     level, position = req.level, None
     if req.elo is not None:  # the level that searches this decision, drawn (service/strength.py)
         level, position = strength.elo_position(req.elo, req.level, req.iterations is not None
@@ -49,12 +49,12 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
     if level is not None and level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     if level is None and req.iterations is None and req.time_ms is None:
-        level = engine.default_level(cfg.default_level)
+        level = levels.default_level(cfg.default_level)
         if level is None:
             raise APIError(422, "no_budget", "give a level or a budget (iterations or time_ms)", "")
     iterations, time_ms = req.iterations, req.time_ms
     if level is not None and iterations is None and time_ms is None:
-        iterations, time_ms = engine.level_budget(level)
+        iterations, time_ms = levels.level_budget(level)
     if iterations is not None and iterations > cfg.max_iterations:
         raise APIError(422, "budget_out_of_range", f"iterations must be at most {cfg.max_iterations}", "/iterations")
     if time_ms is not None and time_ms > cfg.max_ms:
@@ -100,7 +100,7 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
         mode = "sync" if fits_sync else "async"
     # A job must not be queued for a state the search would reject, nor a search run on a view
     # whose player to move chooses among cards the view does not show.
-    position = position or engine.position(req.state, level, "/state")
+    position = position or states.position_of(req.state, level, "/state")
     parallel = req.parallel
     if parallel is None:
         # an async time budget: its parts run side by side, as many as there are RQ workers to run them
@@ -167,7 +167,7 @@ def search_now(spec: search.SearchSpec, position: Position, timeout_ms: int | No
         answer = search.run_sync(spec, timeout_ms=timeout_ms, position=position)
         return answer if spec.elo is None else {**answer, "elo": spec.elo}
     except engine_ext.StateError as exc:
-        raise engine.state_error(exc, "/state") from None
+        raise states.state_error(exc, "/state") from None
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:
         ptr = getattr(exc, "pointer", None)
         raise APIError(

@@ -31,8 +31,9 @@ class JobQueue(ABC):
                 handbacks: int = 0, cost: float | None = None, front: bool = False) -> None:
         """Queue part `index` (attempt `attempt`, handed back `handbacks` times) of `client`'s job;
         the parts of different clients take turns. `cost`: the part's search-seconds (None: long);
-        `front`: a part that ran before (retried, handed back): on Redis, first of its client's
-        parts and at the front of the RQ queue (the embedded queue keeps its order)."""
+        `front`: a part that ran before (retried, handed back), which waits for no part queued
+        after its first attempt: on Redis, first of its client's parts and at the front of the RQ
+        queue; embedded, taken before every part not queued `front`."""
 
     def remove(self, job_id: str, parts: list[tuple[int, int, int]], client: str = "") -> None:
         """Take the parts `(index, attempt, handbacks)` of a cancelled job out of the queue at once."""
@@ -82,8 +83,9 @@ class EmbeddedQueue(JobQueue):
     part, and one more, the express lane, that takes only parts of at most EXPRESS_MAX_S
     search-seconds, so that a short job waits for no long one (both share the core: a search
     lets other threads run every few ms). Waiting parts are in the file:
-    they outlive the processes, and a restarted server runs them. On shutdown (`stop`) a running
-    part goes back to the table with its attempt; a process that dies unannounced leaves its
+    they outlive the processes, and a restarted server runs them. A part that ran before (retried,
+    handed back) is taken first. On shutdown (`stop`) a running part goes back to the table with
+    its attempt, at the front; a process that dies unannounced leaves its
     parts `started`, and the reaper (`JobManager.start_reaper`) runs them again, an attempt used."""
 
     backend = "embedded"
@@ -159,13 +161,13 @@ class EmbeddedQueue(JobQueue):
 
     def _requeue_for(self, job_id: str, rec: Record) -> runner.Requeue:
         def requeue(index: int, attempt: int, handbacks: int) -> None:
-            self.store.queue_put(job_id, index, attempt, handbacks, rec.get("client", ""), part_cost(rec))
+            self.store.queue_put(job_id, index, attempt, handbacks, rec.get("client", ""), part_cost(rec), front=True)
 
         return requeue
 
     def enqueue(self, job_id: str, index: int, attempt: int, timeout_s: int | None = None, client: str = "",
                 handbacks: int = 0, cost: float | None = None, front: bool = False) -> None:
-        self.store.queue_put(job_id, index, attempt, handbacks, client, cost)
+        self.store.queue_put(job_id, index, attempt, handbacks, client, cost, front=front)
         self.start()
         self._wake.set()
 

@@ -307,8 +307,11 @@ class SqliteStore(JobStore):
                 "CREATE TABLE IF NOT EXISTS queue (seq INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT NOT NULL, "
                 "idx INTEGER NOT NULL, attempt INTEGER NOT NULL, handbacks INTEGER NOT NULL, client TEXT NOT NULL)"
             )
-            if "cost" not in [row[1] for row in db.execute("PRAGMA table_info(queue)")]:  # a file made before it
+            columns = [row[1] for row in db.execute("PRAGMA table_info(queue)")]
+            if "cost" not in columns:  # a file made before it
                 db.execute(f"ALTER TABLE queue ADD COLUMN cost REAL NOT NULL DEFAULT {UNKNOWN_PART_COST}")
+            if "front" not in columns:  # 1: a part that ran before (retried, handed back), taken first
+                db.execute("ALTER TABLE queue ADD COLUMN front INTEGER NOT NULL DEFAULT 0")
             db.execute("CREATE INDEX IF NOT EXISTS queue_job ON queue (job_id)")
             db.execute("CREATE INDEX IF NOT EXISTS queue_client ON queue (client, seq)")
             db.execute("CREATE TABLE IF NOT EXISTS turns (client TEXT PRIMARY KEY, turn INTEGER NOT NULL)")
@@ -412,16 +415,20 @@ class SqliteStore(JobStore):
     # ------------------------------------------------------------------ the embedded queue
 
     def queue_put(self, job_id: str, index: int, attempt: int, handbacks: int, client: str,
-                  cost: float | None = None) -> None:
-        """Queue a part of `cost` search-seconds (None: as long as any)."""
+                  cost: float | None = None, front: bool = False) -> None:
+        """Queue a part of `cost` search-seconds (None: as long as any); `front`: a part that ran
+        before (retried, handed back), taken before every part that is not."""
         with self._tx() as db:
-            db.execute("INSERT INTO queue (job_id, idx, attempt, handbacks, client, cost) VALUES (?, ?, ?, ?, ?, ?)",
-                       (job_id, index, attempt, handbacks, client, UNKNOWN_PART_COST if cost is None else cost))
+            db.execute("INSERT INTO queue (job_id, idx, attempt, handbacks, client, cost, front) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (job_id, index, attempt, handbacks, client, UNKNOWN_PART_COST if cost is None else cost,
+                        int(front)))
 
     def queue_take(self, claim: Callable[[Record, int, int], T],
                    max_cost: float | None = None) -> tuple[str, int, int, T, Record] | None:
-        """Take the next part (of at most `max_cost` search-seconds; None: any), the clients in turn
-        (the one served longest ago first, a new one before all; each client's parts in order), and
+        """Take the next part (of at most `max_cost` search-seconds; None: any): a part queued
+        `front` first, then the clients in turn (the one served longest ago first, a new one before
+        all; each client's parts in order), and
         `claim(record, index, attempt)` it in the same transaction: a part is either waiting here
         or claimed, never neither."""
         limit = UNKNOWN_PART_COST * 2 if max_cost is None else max_cost
@@ -430,7 +437,8 @@ class SqliteStore(JobStore):
         with self._tx() as db:
             row = db.execute(
                 "SELECT q.seq, q.job_id, q.idx, q.attempt, q.client FROM queue q LEFT JOIN turns t "
-                "ON t.client = q.client WHERE q.cost <= ? ORDER BY COALESCE(t.turn, 0), q.seq LIMIT 1", (limit,)
+                "ON t.client = q.client WHERE q.cost <= ? ORDER BY q.front DESC, COALESCE(t.turn, 0), q.seq LIMIT 1",
+                (limit,)
             ).fetchone()
             if row is None:
                 return None

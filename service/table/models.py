@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, WithJsonSchema
 
-from ..engine import DRAWN_SEEDS
 from ..models import RECORD_JSON_SCHEMA, DecisionJSON, Request, Response, State
+from ..seeds import DRAWN_SEEDS
 
 Token = Annotated[str, Field(min_length=1, max_length=200_000,
                              description="The opaque token of the last answer (the game, encrypted and "

@@ -15,9 +15,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import engine_ext
+from bots.answer import Answer
+from bots.position import Position
+from engine_ext.decisions import Decision
 from engine_ext.words import YOU
 
-from .. import admission, clients, engine, search
+from .. import admission, clients, describe, search, seeds, states
+from .. import levels as served
 from ..api.common import manager, settings
 from ..api.rules import check_variant
 from ..api.suggest import resolve
@@ -76,29 +80,30 @@ def fits_sync(level: str, ptr: str) -> None:
     """422 naming `ptr` when `level` searches beyond this server's synchronous limits (the table's
     bots and hints search within the request)."""
     cfg = settings()
-    iterations, time_ms = engine.level_budget(level)
+    iterations, time_ms = served.level_budget(level)
     if (iterations or 0) > cfg.sync_max_iterations or (time_ms or 0) > cfg.sync_max_ms:
         raise APIError(422, "budget_too_large_for_sync", f"level {level} searches beyond this server's synchronous "
                        f"limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): pick a weaker one", ptr)
 
 
-def search_for(view: dict[str, Any], level: str, seed: int) -> dict[str, Any]:
+def search_for(view: dict[str, Any], level: str, seed: int) -> tuple[Answer, Position]:
     """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
-    client's synchronous search-seconds: past its limit, 429)."""
+    client's synchronous search-seconds: past its limit, 429), and the position it searched."""
     request = SuggestRequest(state=view, level=level, seed=seed, mode="sync")
     spec, _, position = resolve(request, settings(), manager().backend)
     with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
-        return search.run_sync(spec, timeout_ms=settings().sync_timeout_ms, position=position)
+        found, _ = search.answer_within(spec, position, settings().sync_timeout_ms)
+    return found, position
 
 
-def _apply(table: Table, game: Any, text: str, player: int, shuffle: int | None = None) -> dict[str, Any]:
-    """Apply `player`'s decision `text` (legal: checked by the caller), after shuffling what no seat
+def _apply(table: Table, game: Any, decision: Decision, player: int, shuffle: int | None = None) -> dict[str, Any]:
+    """Apply `player`'s `decision` (legal: checked by the caller), after shuffling what no seat
     knows by `shuffle` when given; the step as the person sees it."""
     if shuffle is not None:
         game.shuffle_unknown(shuffle)
     hidden = game.hidden_from(table.seat)  # a bot choosing among cards only it has seen
-    decision = engine_ext.Decision.parse(text)
-    said = words.HIDDEN_CHOICE if hidden else words.decision_text(decision, game.to_json(observer=table.seat))
+    text = str(decision)
+    said = words.HIDDEN_CHOICE if hidden else words.decision_words(decision, game.to_json(observer=table.seat))
     events = game.apply(decision, observer=table.seat)
     table.history.append([player, text] if shuffle is None else [player, text, shuffle])
     table.state = dict(game.to_json())
@@ -119,13 +124,13 @@ def play_bots(table: Table, game: Any) -> list[dict[str, Any]]:
         player = int(game.current_player)
         level = table.levels[player] or "novice"
         seed = (table.seed * 7919 + len(table.history)) % engine_ext.SEEDS
-        answer = search_for(dict(game.to_json(observer=player)), level, seed)
-        steps.append(_apply(table, game, str(answer["decision_text"]), player))
+        answer, _ = search_for(dict(game.to_json(observer=player)), level, seed)
+        steps.append(_apply(table, game, answer.decision, player))
     return steps
 
 
 def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tuple[Table, Any, list[dict[str, Any]]]:
-    names = engine.level_names()
+    names = served.level_names()
     if len(levels) != players - 1:
         raise APIError(422, "validation_error", f"levels must name {players - 1} bot level(s) for {players} players",
                        "/levels")
@@ -134,8 +139,8 @@ def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tupl
             raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
         fits_sync(lv, f"/levels/{i}")
     check_variant(variant)
-    seed = engine.random_seed() if seed is None else seed
-    game = engine.new_game(players, seed, variant)
+    seed = seeds.random_seed() if seed is None else seed
+    game = states.new_game(players, seed, variant)
     table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,
                   variant=game.to_json().get("variant"))
     return table, game, play_bots(table, game)
@@ -146,8 +151,8 @@ def move(table: Table, game: Any, decision: Any) -> list[dict[str, Any]]:
     if game.is_terminal or game.current_player != table.seat:
         raise APIError(409, "not_your_turn", "the game is over" if game.is_terminal else
                        "it is not your decision in this table", "/decision")
-    d = engine.parse_decision(game, decision, "/decision")
-    steps = [_apply(table, game, str(d), table.seat, secrets.randbits(SHUFFLE_BITS))]
+    d = states.parse_decision(game, decision, "/decision")
+    steps = [_apply(table, game, d, table.seat, secrets.randbits(SHUFFLE_BITS))]
     return steps + play_bots(table, game)
 
 
@@ -155,20 +160,22 @@ def hint(table: Table, game: Any, level: str) -> dict[str, Any]:
     """A level's suggestion for the person, with its win chance and the next best alternatives."""
     if game.is_terminal or game.current_player != table.seat:
         raise APIError(409, "not_your_turn", "there is no decision of yours to hint at", "/token")
-    names = engine.level_names()
+    names = served.level_names()
     if level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     fits_sync(level, "/level")
     view = dict(game.to_json(observer=table.seat))
-    answer = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
+    answer, position = search_for(view, level, (table.seed * 31 + len(table.history)) % engine_ext.SEEDS)
+    said, context = describe.words_of(position.game), position.game.decision_context()
 
-    def item(a: dict[str, Any]) -> dict[str, Any]:
-        return {"text": a["decision_text"], "description": a.get("description", a["decision_text"]),
-                "win_prob": a.get("win_prob"), "expected_vp": a.get("expected_vp"), "visits": a.get("visits")}
+    def item(d: Decision, win_prob: float | None, expected_vp: float | None, visits: int | None) -> dict[str, Any]:
+        return {"text": str(d), "description": said.decision(d, context), "win_prob": win_prob,
+                "expected_vp": expected_vp, "visits": visits}
 
-    best = str(answer["decision_text"])
-    alternatives = [item(a) for a in answer.get("alternatives", []) if a.get("decision_text") != best]
-    return {"level": level, **item(answer), "alternatives": alternatives[:HINT_ALTERNATIVES]}
+    alternatives = [item(a.decision, a.win_prob, a.expected_vp, a.visits) for a in answer.alternatives
+                    if a.code != answer.code]
+    return {"level": level, **item(answer.decision, answer.win_prob, answer.expected_vp, None),
+            "alternatives": alternatives[:HINT_ALTERNATIVES]}
 
 
 def _cards_in(view: dict[str, Any]) -> set[str]:
@@ -193,10 +200,10 @@ def answer(table: Table, game: Any, steps: list[dict[str, Any]]) -> dict[str, An
     view = dict(game.to_json(observer=table.seat))
     names = table.names()
     body: dict[str, Any] = {"seat": table.seat, "players": table.players, "names": names, "levels": table.levels}
-    body.update(engine.game_summary(game))
+    body.update(states.game_summary(game))
     body["view"] = view
     legal = [] if game.is_terminal or game.current_player != table.seat else game.legal()
-    body["legal"] = [engine.decision_json(d, game, view) for d in legal]
+    body["legal"] = [describe.decision_json(d, game, view) for d in legal]
     body["ask"] = words.ask_text([d.kind for d in legal]) if legal else ""
     body["steps"] = steps
     body["cards"] = {s: words.card(s) for s in sorted(_cards_in(view))}

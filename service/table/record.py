@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
-
 from engine_ext import record as records
 
-from .. import engine
-from ..api.rules import check_variant
+from .. import levels as served_levels
 from ..errors import APIError, join_pointer
 from .play import Table, fits_sync
 
@@ -24,36 +21,34 @@ def of(table: Table) -> dict[str, Any]:
     return out
 
 
-def _does_not_replay(exc: records.RecordError, ptr: str) -> APIError:
-    where = f"{ptr}/moves/{exc.move - 1}" if exc.move else ptr
-    return APIError(422, "record_does_not_replay" if exc.move else "invalid_record", exc.message, where)
+def _refused(exc: records.RecordError, ptr: str) -> APIError:
+    """422 pointing at the record's field at fault, with the record's own code, as a review's
+    (`invalid_record`: not a record by the schema, or a start that cannot be set up;
+    `record_does_not_replay`: a move's seat or decision, its events, the result)."""
+    return APIError(422, exc.code, exc.message, join_pointer(ptr, exc.pointer))
 
 
 def replay(record: dict[str, Any], ptr: str = "/record", moves: int | None = None) -> tuple[Table, Any]:
     """The table a record ends in, or (`moves`) where its first `moves` moves leave it; 422 naming
     the move that does not replay, or the field."""
-    wrong = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(records.RECORD_SCHEMA).iter_errors(record))
-    if wrong is not None:
-        path = [str(p) for p in wrong.absolute_path]
-        if wrong.validator == "required" and isinstance(wrong.instance, dict):  # name the missing field
-            path += [k for k in wrong.validator_value if k not in wrong.instance][:1]
-        raise APIError(422, "invalid_record", f"not a game record: {wrong.message}",
-                       join_pointer(ptr, "".join(f"/{p}" for p in path)))
-    check_variant(record.get("variant"), ptr)
+    try:
+        records.check(record)
+    except records.RecordError as exc:
+        raise _refused(exc, ptr) from None
     if moves is not None:  # a position on the way: the record's end, and so its result, not reached
         record = {k: v for k, v in record.items() if k != "result"}
         record["moves"] = list(record["moves"])[:moves]
     try:
         run = records.Replay(record)
     except records.RecordError as exc:
-        raise _does_not_replay(exc, ptr) from None
+        raise _refused(exc, ptr) from None
     seed = run.record.get("seed")
     if seed is None:
         raise APIError(422, "invalid_record", "the table plays records dealt from a seed (this one gives its "
                        "initial state)", ptr + "/seed")
     seats = run.record.get("seats") or []
     levels: list[str | None] = [None] * run.game.players
-    names = engine.level_names()
+    names = served_levels.level_names()
     for i, seat in enumerate(seats):
         level = seat.get("level")
         if level is not None:
@@ -70,7 +65,7 @@ def replay(record: dict[str, Any], ptr: str = "/record", moves: int | None = Non
         for _ in run:
             pass
     except records.RecordError as exc:
-        raise _does_not_replay(exc, ptr) from None
+        raise _refused(exc, ptr) from None
     game = run.game
     table = Table(state=dict(game.to_json()), seat=levels.index(None), levels=levels, seed=int(seed),
                   variant=run.record.get("variant"),

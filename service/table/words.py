@@ -9,7 +9,7 @@ from typing import Any
 from engine_ext import words
 from engine_ext.words import HIDDEN_CHOICE, ask_text
 
-__all__ = ["HIDDEN_CHOICE", "ask_text", "card", "card_name", "contract", "decision_text", "event_text"]
+__all__ = ["HIDDEN_CHOICE", "ask_text", "card", "card_name", "contract", "decision_words", "event_text"]
 
 
 def card_name(slug: str) -> str:
@@ -36,8 +36,8 @@ def contract(number: int) -> dict[str, Any]:
             "text": words.contract_text(int(number))}
 
 
-def decision_text(decision: Any, state: Mapping[str, Any]) -> str:
-    return words.decision_text(decision, state)
+def decision_words(decision: Any, state: Mapping[str, Any]) -> str:
+    return words.decision_words(decision, state)
 
 
 def event_text(event: Mapping[str, Any], names: Sequence[str]) -> str:

@@ -12,8 +12,10 @@ import pytest
 
 import engine_ext
 from bots import suggest
+from bots.answer import AlternativeStats, Answer
 from bots.base import final_choice, plausible, sample_by_temperature
 from bots.levels import make_bot
+from bots.position import Position
 from lab.arena import cached_bot
 
 FLAT = [3.0, 3.0, 2.0, 2.0, 2.0]
@@ -48,9 +50,9 @@ def test_the_margin_is_the_same_bar_whatever_the_score(lead: int) -> None:
 
 
 def test_a_sampled_choice_never_draws_a_move_below_the_margin() -> None:
-    drawn = {final_choice(FLAT, 1.0, seed, position=7, means=MEANS, margin=0.3) for seed in range(400)}
+    drawn = {final_choice(FLAT, 1.0, seed, position_key=7, means=MEANS, margin=0.3) for seed in range(400)}
     assert drawn == {0, 1, 2}
-    wide = {final_choice(FLAT, 1.0, seed, position=7, means=MEANS, margin=0.0) for seed in range(400)}
+    wide = {final_choice(FLAT, 1.0, seed, position_key=7, means=MEANS, margin=0.0) for seed in range(400)}
     assert wide == {0, 1, 2, 3, 4}
 
 
@@ -76,22 +78,28 @@ def test_a_wrong_margin_is_refused_by_name(value: Any) -> None:
         ISMCTSConfig(margin=value)
 
 
-def _part(seed: int) -> dict[str, Any]:
-    alts = [{"decision": {"code": k}, "decision_text": f"move {k}", "visits": v, "mean_reward": m,
-             "win_prob": m, "expected_vp": 10.0} for k, (v, m) in enumerate(zip(FLAT, MEANS, strict=True))]
-    return {"alternatives": alts, "line": [], "iterations": 12, "elapsed_ms": 1.0, "seed": seed,
-            "level": "novice", "player": 0}
+def _part(position: Position, seed: int) -> Answer:
+    """A made-up part of a search of `position`: its first legal decisions with FLAT and MEANS."""
+    game = position.game
+    alts = tuple(AlternativeStats(game.decision(c), c, int(v), m, None, 10.0)
+                 for c, v, m in zip(game.legal_codes(), FLAT, MEANS, strict=False))
+    assert len(alts) == len(FLAT)
+    return Answer(decision=alts[0].decision, code=alts[0].code, alternatives=alts, line=(), win_prob=None,
+                  iterations=12, elapsed_ms=1.0, seed=seed, level=position.level, compiled=True, workers=1,
+                  parts=1, player=game.current_player, bot=position.level.name)
 
 
 def test_merged_parts_choose_with_the_margin() -> None:
     """Search parts merged by the service choose as one search does: with the margin given, or
     the level's."""
-    chosen = {suggest.merge_parts([_part(s), _part(s + 1)], temperature=1.0, margin=0.3)["decision_text"]
-              for s in range(200)}
-    assert chosen == {"move 0", "move 1", "move 2"}
-    every = {suggest.merge_parts([_part(s), _part(s + 1)], temperature=1.0, margin=0.0)["decision_text"]
-             for s in range(200)}
-    assert {"move 3", "move 4"} <= every
+    position = Position.of(engine_ext.new_game(players=2, seed=4), "novice")
+    moves = [position.game.decision(c) for c in position.game.legal_codes()]
+    chosen = {suggest.merge([_part(position, s), _part(position, s + 1)], position, temperature=1.0,
+                            margin=0.3).decision for s in range(200)}
+    assert chosen == set(moves[:3])
+    every = {suggest.merge([_part(position, s), _part(position, s + 1)], position, temperature=1.0,
+                           margin=0.0).decision for s in range(200)}
+    assert set(moves[3:5]) <= every
 
 
 def test_a_search_bot_applies_its_margin_to_its_own_statistics() -> None:

@@ -230,9 +230,10 @@ def test_zimtfuerst_a_other_spices_not_replaced(engine: Any) -> None:
 
 
 def _fulfil_not_offered_select(g: Any, select: str, n: int) -> None:
-    if select in options(g, "c0:"):
-        play(g, select)
-        assert f"fulfil {n}" not in options(g, "fulfil ")
+    """The caravan `select` is offered, and once it is played, contract `n` is not."""
+    assert select in options(g, "c0:")
+    play(g, select)
+    assert f"fulfil {n}" not in options(g, "fulfil ")
 
 
 # --- free fulfilment: Schreiber / Hufschmied parting --------------------------------------------

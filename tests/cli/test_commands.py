@@ -72,7 +72,7 @@ def test_play_shows_another_seat_s_private_draw_unnamed() -> None:
     """`kashgar play` printed every event of the full state: the bots' Special draws and the cards
     they put back under, which the human's seat does not see."""
     import engine_ext
-    from tests.service.test_hidden import private_draw
+    from tests.builders import private_draw
 
     full, decision, drawer, other = private_draw()
     for seat, named in ((other, False), (drawer, True)):
@@ -121,6 +121,90 @@ def test_bench_service_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(r["search_by_players"]) == {"2", "3", "4"}
     assert set(r["latency_by_players"]) == {"2", "3", "4"}
     assert all(v["count"] >= 1 and v["p50_search_ms"] <= v["p95_search_ms"] for v in r["search_by_players"].values())
+
+
+@pytest.mark.slow
+def test_bench_service_against_the_floor(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--floor`: the service and the minimal Flask app under the same gunicorn settings, the same
+    bodies from one closed-loop client, in alternating rounds; both answer, and each level's report
+    has both servers' requests/s, their ratio and the ideal of the level's search cost."""
+    from lab.serving import FloorServer
+
+    with FloorServer(workers=1) as other:  # stands for another build of the service (--compare)
+        assert main.main(["bench", "service", "--floor", "--levels", "novice", "--rounds", "3",
+                          "--round-seconds", "0.3", "--workers", "1", "--compare", other.url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["benchmark"] == "service-floor" and report["connections"] == 4 and report["rounds"] == 3
+    assert report["body_bytes"] > 500 and report["limit_cores"] == 1
+    assert [r["level"] for r in report["levels"]] == ["novice"]
+    for r in report["levels"]:
+        assert r["answered"]["ours"] > 0 and r["answered"]["floor"] > 0, r
+        assert r["errors"] == {"ours": {}, "floor": {}, "compare": {}}, r
+        assert r["answered"]["compare"] > 0 and r["compare_of_floor"] > 0
+        assert r["answer_level"] == r["level"]  # the service's own answer, at the level asked
+        assert len(r["ours_rps_per_round"]) == len(r["floor_rps_per_round"]) == len(r["of_floor_per_round"]) == 3
+        assert len(r["compare_rps_per_round"]) == len(r["ours_over_compare_per_round"]) == 3
+        assert r["of_floor"] == pytest.approx(r["ours_rps"] / r["floor_rps"], rel=0.01)
+        # the ideal: one core's floor cost plus the level's search cost, per request
+        ideal = 1 / (1 / r["floor_rps"] + r["search_core_ms"] / 1000)
+        assert r["ideal_rps"] == pytest.approx(ideal, rel=0.01)
+        assert r["of_ideal"] == pytest.approx(r["ours_rps"] / r["ideal_rps"], rel=0.01)
+
+
+def test_the_floor_app_answers_like_the_service() -> None:
+    """The floor parses the body and answers a JSON of a novice answer's size and shape."""
+    from lab.floor_app import app
+
+    body = {"state": {"players": 2}, "level": "novice", "seed": 3, "mode": "sync"}
+    resp = app.test_client().post("/suggest", json=body)
+    answer = resp.get_json()
+    assert resp.status_code == 200 and 1200 <= len(resp.data) <= 2000
+    assert answer["level"] == "novice" and answer["seed"] == 3 and answer["decision_text"] == "c1:b"
+    assert {"alternatives", "line", "win_prob", "iterations", "description"} <= set(answer)
+
+
+def test_the_floor_is_served_with_the_service_s_gunicorn_settings() -> None:
+    from lab.serving import FloorServer
+    from service.gunicorn_worker import KEEPALIVE_S, THREADS
+
+    argv = FloorServer(workers=3, port=9).argv()
+    settings = dict(zip(argv[3::2], argv[4::2], strict=False))
+    assert settings["--workers"] == "3" and settings["--worker-class"] == "gthread"
+    assert settings["--threads"] == str(THREADS) and settings["--keep-alive"] == str(KEEPALIVE_S)
+    # the service's config reads the same values
+    conf = (Path(__file__).resolve().parents[2] / "service" / "gunicorn_conf.py").read_text()
+    assert "\nthreads = THREADS\n" in conf and "\nkeepalive = KEEPALIVE_S\n" in conf
+
+
+def test_the_closed_loop_client_counts_answers_and_breaks() -> None:
+    """The load generator of `--floor` against a server that answers 200, then 503, then closes."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    answers = [b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", b"HTTP/1.1 503 No\r\nContent-Length: 0\r\n\r\n"]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            for k in range(3):
+                data = b""
+                while b"\r\n\r\n" not in data or not data.endswith(b"{}"):
+                    data += conn.recv(4096)
+                if k == 2:
+                    listener.close()  # closed without an answer, and the next connection refused
+                    return
+                conn.sendall(answers[k])
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    got = bench_service.ClosedLoop(f"http://127.0.0.1:{port}", [b"{}"], connections=1).run(0.5)
+    t.join(5)
+    assert got["answered"] == 1 and got["sample"] == {}
+    assert got["errors"]["503"] == 1 and got["errors"]["0"] == 2  # the break, and the refused connection
 
 
 def test_bench_service_split_by_players() -> None:

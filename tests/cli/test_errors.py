@@ -26,25 +26,11 @@ import engine_ext
 from bots.ismcts_bot import ISMCTSConfig
 from bots.levels import Level, dump_levels
 from kashgar_cli.main import main
-from tests.cli_helpers import sigint_as_at_a_terminal
+from tests.cli_helpers import refused, sigint_as_at_a_terminal
 
 PROVENANCE = {"command", "date", "cores", "python"}
 
 
-def refused(argv: list[str], capsys: pytest.CaptureFixture[str], status: int = 2) -> str:
-    """Run `kashgar ARGV` here: it must exit `status` with its error as the last line on stderr (after
-    argparse's usage, if any) and no traceback. Returns that line."""
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse's own errors
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert code == status, err
-    assert out == "" and "Traceback" not in err
-    line = err.strip().splitlines()[-1]
-    assert re.match(rf"kashgar {argv[0]}: error: \S", line), err
-    assert [x for x in err.splitlines() if "error" in x] == [line]
-    return line
 
 
 def toy_levels(path: Path, *presets: tuple[str, int, float]) -> str:
@@ -467,3 +453,17 @@ def test_ctrl_c_however_early_stops_within_a_second_or_so(delay: float, tmp_path
     assert proc.returncode == 130, err
     assert err.decode() in ("kashgar suggest: interrupted\n", "kashgar: interrupted\n") and out == b""
     assert took < 5.0, took
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_status_130() -> None:
+    """SIGINT before `main` runs (the command's modules still loading, as on a loaded machine): no
+    traceback, the same line and status as later; a program that imports the package keeps
+    Python's own handling."""
+    loading = ("import os, signal, sys, time; sys.argv = [{argv0!r}]; import kashgar_cli; "
+               "os.kill(os.getpid(), signal.SIGINT); time.sleep(30)")
+    cmd = subprocess.run([sys.executable, "-c", loading.format(argv0="/usr/local/bin/kashgar")],
+                         capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_at_a_terminal)
+    assert (cmd.returncode, cmd.stderr) == (130, "kashgar: interrupted\n")
+    other = subprocess.run([sys.executable, "-c", loading.format(argv0="my-program")],
+                           capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_at_a_terminal)
+    assert other.returncode == -signal.SIGINT and "KeyboardInterrupt" in other.stderr

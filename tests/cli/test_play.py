@@ -80,7 +80,7 @@ def test_quitting_says_the_seed() -> None:
 
 
 def test_a_bot_s_unseen_choice_is_not_named() -> None:
-    from tests.service.test_hidden import private_draw
+    from tests.builders import private_draw
 
     full, decision, drawer, other = private_draw()
     after = engine_ext.from_json(full)
@@ -105,3 +105,23 @@ def test_play_through_a_keyed_server_with_the_key_from_the_option_or_the_environ
         assert "stopped after 3 decisions" in capsys.readouterr().out
         assert main([*argv, "--url", url, "--api-key", "wrong"]) == 2
         assert "403 forbidden" in capsys.readouterr().err
+
+
+def test_a_game_without_a_seed_draws_one_exact_in_javascript(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without `--seed` the deal's seed is drawn below 2**53, as the service draws it (the one
+    `engine_ext.random_seed`): the record `--record` writes names its deal exactly when a browser
+    or any reader holding JSON numbers as doubles loads it back."""
+    from service import engine as service_engine
+
+    assert engine_ext.DRAWN_SEEDS == service_engine.DRAWN_SEEDS == 2**53
+    drawn: list[int] = []
+
+    def highest(n: int) -> int:  # the largest seed the draw can give
+        drawn.append(n)
+        return n - 1
+
+    monkeypatch.setattr("secrets.randbelow", highest)
+    out = io.StringIO()
+    assert play.play(_args(seed=None, players=2), play.LocalTable(), lambda prompt: "q", out) == 0
+    seed = int(re.findall(r"the deal's seed was (\d+)", out.getvalue())[-1])
+    assert drawn == [2**53] and seed == 2**53 - 1 and float(seed) == seed

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.test_errors import refused
+from tests.cli_helpers import refused
 
 
 @pytest.fixture(autouse=True)

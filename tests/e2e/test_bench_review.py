@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from service import review
-from tests.service.test_reviews import _play
+from tests.builders import bot_record
 
 pytestmark = pytest.mark.e2e
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_review_bench_times_every_queue_on_the_whole_record(tmp_path: Path) -> None:
-    record = _play(51, moves=24)
+    record = bot_record(51, moves=24)
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
     out = subprocess.run([sys.executable, "-m", "kashgar_cli.main", "bench", "review", "--record", str(path),

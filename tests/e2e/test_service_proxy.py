@@ -81,10 +81,10 @@ def test_a_review_s_events_pass_through_the_proxy_as_they_come(proxied: tuple[Gu
     import json
     import urllib.request
 
-    from tests.service.test_reviews import _play
+    from tests.builders import bot_record
 
     _, url = proxied
-    status, body = http_json("POST", url + "/reviews", {"record": _play(41, moves=30), "level": "master"},
+    status, body = http_json("POST", url + "/reviews", {"record": bot_record(41, moves=30), "level": "master"},
                              timeout=30)
     assert status == 202, body
     arrived: list[tuple[str, float]] = []

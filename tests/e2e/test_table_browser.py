@@ -144,6 +144,77 @@ def test_a_whole_game_against_novice_at_phone_width(browser: Any, unkeyed: Gunic
     assert errors == []
 
 
+RATING = re.compile(r"^Your rating (-?\d+) \[(-?\d+), (-?\d+)\] after (\d+) games?$")
+
+
+def rating_shown(page: Any, selector: str) -> str:
+    """The rating line once the page shows one."""
+    page.wait_for_function("(s) => /^Your rating/.test((document.querySelector(s) || {}).textContent || '')",
+                           arg=selector)
+    return str(page.inner_text(selector)).strip()
+
+
+def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks_an_opponent(
+        browser: Any, unkeyed: Gunicorn, tmp_path: Path) -> None:
+    """The setup form shows each level's Elo; a game played to its end is kept in the browser
+    (localStorage) and rated by POST /rating ("Your rating 640 [480, 800] after 1 game"), in the
+    result and on the setup form, after a reload too; "Opponents at my rating" sets every bot to
+    the level nearest it; "Forget my games" forgets them."""
+    page = browser.new_page(viewport={"width": 380, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(unkeyed.url + "/")
+    page.wait_for_selector("#level-0 option[value='novice']", state="attached")
+    status, served = http_json("GET", unkeyed.url + "/levels")
+    assert status == 200
+    labels = page.eval_on_selector_all("#level-0 option", "os => os.map(o => o.textContent)")
+    assert labels == [f"{lv['name']} (Elo {round(lv['elo'])})" for lv in served["levels"]]
+    assert labels[0] == "novice (Elo 0)" and labels[-1] == "master (Elo 1033)"
+    assert page.is_hidden("#rating")  # no game yet
+    start(page, unkeyed.url, seed="9")
+    play_to_the_end(page, random.Random(9))
+    line = rating_shown(page, "#result-rating")
+    assert RATING.match(line) and line.endswith("after 1 game"), line
+    assert page.is_visible("#result-rating") and line not in page.inner_text("#result")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 381  # nothing wider than the phone
+    games = page.evaluate("JSON.parse(localStorage.getItem('kashgarTableGames'))")
+    assert len(games) == 1 and games[0]["levels"] == [None, "novice"] and games[0]["seed"] == 9
+    result = page.inner_text("#result")
+    assert all(f": {v} VP" in result for v in games[0]["vp"])
+    status, rated = http_json("POST", unkeyed.url + "/rating", {"results": [
+        {"levels": g["levels"], "vp": g["vp"], "winner": g["winner"]} for g in games]})
+    assert status == 200 and line == f"Your rating {rated['elo']} [{rated['interval'][0]}, " \
+                                      f"{rated['interval'][1]}] after 1 game"
+    # a reload: the setup form rates the same game, and offers an opponent at that rating
+    page.reload()
+    assert rating_shown(page, "#setup-rating") == line
+    page.select_option("#bots", "2")
+    assert page.inner_text("#at-my-rating").startswith(f"Opponents at my rating: {rated['nearest_level']} (Elo ")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 381
+    page.click("#at-my-rating")
+    chosen = page.eval_on_selector_all("#bot-levels select", "ss => ss.map(s => s.value)")
+    assert chosen == [rated["nearest_level"]] * 2
+    shot(page, "table-rating.png", tmp_path)
+    nearest = min(served["levels"], key=lambda lv: abs(lv["elo"] - rated["elo"]))
+    assert nearest["name"] == rated["nearest_level"]
+    assert page.inner_text("#level-0-about") == nearest["description"]
+    # more games kept before (another tab, another day): rated together
+    page.evaluate("""() => {
+        const games = JSON.parse(localStorage.getItem('kashgarTableGames'));
+        for (const vp of [[25, 20], [18, 25]]) games.push({levels: [null, 'club'], vp, winner: vp[0] > vp[1] ? 0 : 1});
+        games.push({levels: [null, 'no-such-level'], vp: [25, 3], winner: 0});  // not on this ladder: left out
+        localStorage.setItem('kashgarTableGames', JSON.stringify(games));
+    }""")
+    page.reload()
+    assert rating_shown(page, "#setup-rating").endswith("after 3 games")
+    page.click("#forget-games")
+    assert page.is_hidden("#rating")
+    page.reload()
+    page.wait_for_selector("#level-0 option[value='novice']", state="attached")
+    assert page.is_hidden("#rating") and page.evaluate("localStorage.getItem('kashgarTableGames')") is None
+    assert not errors, errors
+
+
 def _secrets(token: str) -> list[str]:
     """What the person may not see of the game a token holds: each deck's order (its first cards,
     as JSON with either separator), the seed of the deal and of the shuffles."""

@@ -129,3 +129,19 @@ def test_a_record_s_shuffles_are_made_again_when_it_replays() -> None:
     stripped = {**rec, "moves": [{k: v for k, v in m.items() if k != "shuffle"} for m in rec["moves"]]}
     with pytest.raises(R.RecordError, match="events differ|not as recorded|not legal|is to move"):
         R.replay(stripped)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_step_keeps_the_game_before_its_move_and_makes_what_is_asked_from_it(players: int) -> None:
+    """A replayed step carries a copy of the game before its move: its full document, a seat's view
+    and the count of legal decisions are those of that game, as a dump loaded back gives them."""
+    moves, _ = _moves(players, 5, 40)
+    steps = list(R.Replay(R.record_from_moves(moves, players=players, seed=5, variant="all")))
+    assert [s.number for s in steps] == list(range(1, len(moves) + 1))
+    for step in steps:
+        loaded = engine_ext.from_json(step.before)
+        seat = int(step.move["seat"])
+        assert loaded.current_player == seat and step.start is not step.game
+        assert step.view() == step.view(seat) == loaded.to_json(observer=seat)
+        assert step.legal_count == len(loaded.legal())
+    assert steps[0].before != steps[-1].before  # each step its own game, not the one that moved on

@@ -55,8 +55,8 @@ def test_the_public_functions_name_cards_in_english() -> None:
     assert W.card_effect_text("patriarch") == ("action 1: draw 2 Standard cards and keep one; "
                                                "action 2: turn this card over")
     state = engine_ext.new_game(players=2, seed=7).to_json()
-    assert W.decision_text("c0:a", state) == "Patriarch, caravan 1: draw 2 Standard cards and keep one"
-    assert W.decision_text({"kind": "select", "caravan": 0, "option": "b"}, state) == (
+    assert W.decision_words("c0:a", state) == "Patriarch, caravan 1: draw 2 Standard cards and keep one"
+    assert W.decision_words({"kind": "select", "caravan": 0, "option": "b"}, state) == (
         "Patriarch, caravan 1: turn this card over")
     # words count seats from 1: the JSON's next_player 1 is "seat 2"
     assert W.event_text({"event": "turn_end", "next_player": 1, "game_over": False}) == "turn ends; seat 2 to play"
@@ -138,10 +138,10 @@ def test_a_hidden_card_is_a_card() -> None:
 
 def test_a_decision_without_its_state_is_still_in_words() -> None:
     """A step of a search's line that cannot be played out (a skipped turn) is said without the state."""
-    assert W.decision_text("c1:a", {}) == "Caravan 2: its front card's first action"
-    assert W.decision_text("c0:part", {}) == "Caravan 1: its front card's parting action (it leaves the game)"
-    assert W.decision_text("keep adelige", {}) == "keep " + W.words().card("adelige")
-    assert W.decision_text("fulfil 1", {}) == "fulfil contract #1 (2 VP; costs 4 ginger; needs 1 mule)"
+    assert W.decision_words("c1:a", {}) == "Caravan 2: its front card's first action"
+    assert W.decision_words("c0:part", {}) == "Caravan 1: its front card's parting action (it leaves the game)"
+    assert W.decision_words("keep adelige", {}) == "keep " + W.words().card("adelige")
+    assert W.decision_words("fulfil 1", {}) == "fulfil contract #1 (2 VP; costs 4 ginger; needs 1 mule)"
 
 
 def test_a_card_going_to_a_seat_s_caravan_names_whose_in_english() -> None:

@@ -14,11 +14,11 @@ def served_small(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     from service import search
 
     specs: list[Any] = []
-    real = search.run_sync
+    real = search.answer
 
-    def smaller(spec: search.SearchSpec, *a: Any, **kw: Any) -> dict[str, Any]:
+    def smaller(spec: search.SearchSpec, *a: Any, **kw: Any) -> Any:
         specs.append(spec)
         return real(search.SearchSpec(**{**spec.to_dict(), "iterations": (spec.iterations or 0) // 100}), *a, **kw)
 
-    monkeypatch.setattr(search, "run_sync", smaller)
+    monkeypatch.setattr(search, "answer", smaller)
     return specs

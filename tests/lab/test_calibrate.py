@@ -147,8 +147,8 @@ def test_self_play_records_are_labelled_won_for_the_winner_s_decisions_only(monk
 
         def analyse(self, st: Any, **kw: Any) -> Any:
             an = self.bot.analyse(st, **kw)
-            if an.iterations > 0 and not math.isnan(an.win_prob):
-                searched.append((int(an.player), float(an.win_prob)))
+            if an.iterations > 0 and not math.isnan(an.mean_reward):
+                searched.append((int(an.player), float(an.mean_reward)))
             return an
 
     starts: list[int] = []  # the start player of each game, read before its first decision
@@ -305,10 +305,12 @@ def write_replacing(path: Path, text: str, mtime_ns: int) -> None:
 def test_a_rewritten_or_mended_file_takes_effect_without_a_restart(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
     """The file was read once per process: a running server kept an old fit after `kashgar
-    calibrate` wrote a new one, and null after a damaged file was mended."""
+    calibrate` wrote a new one, and null after a damaged file was mended. (The file is looked at
+    every call here; once a second, as served, in the next test.)"""
     doc = json.loads(win_prob.CALIBRATION_FILE.read_text())
     path = tmp_path / "cal.json"
     monkeypatch.setattr(win_prob, "CALIBRATION_FILE", path)
+    monkeypatch.setattr(win_prob.load_calibration, "check_s", 0.0)
     club = get_level("club")
     state = engine_ext.new_game(players=2, seed=8).to_json()
     assert win_prob.load_calibration() == {}  # none yet
@@ -330,6 +332,34 @@ def test_a_rewritten_or_mended_file_takes_effect_without_a_restart(
     assert win_prob.weights_for(club, 2) == [2.0, 0.0, 0.0, 0.0]
     path.unlink()
     assert win_prob.load_calibration() == {} and win_prob.weights_for(club, 2) is None
+
+
+def test_the_file_is_looked_at_once_a_second_at_most(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A served request asks for the calibration every time: the stat of the file each call was 5%
+    of a web process's time at the cheap levels. Now it is looked at once every `check_s` seconds,
+    and a new, mended or removed file takes effect within that."""
+    now = [100.0]
+    loader = win_prob.CalibrationLoader(check_s=1.0, clock=lambda: now[0])
+    path = tmp_path / "cal.json"
+    stats: list[str] = []
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **kw: stats.append(os.fspath(p)) or real_stat(p, *a, **kw))
+    assert loader(str(path)) == {} and len(stats) == 1  # none yet, and that is kept too
+    write_replacing(path, '{"levels": {"a": 1}}', 1_000_000_000)
+    for _ in range(5):
+        now[0] += 0.15
+        assert loader(str(path)) == {}  # within the second: not looked at
+    assert len(stats) == 1
+    now[0] += 0.5
+    assert loader(str(path)) == {"levels": {"a": 1}} and len(stats) == 2
+    write_replacing(path, '{"levels": {"b": 2}}', 2_000_000_000)
+    now[0] += 0.5
+    assert loader(str(path)) == {"levels": {"a": 1}}
+    now[0] += 0.6
+    assert loader(str(path)) == {"levels": {"b": 2}}
+    path.unlink()
+    now[0] += 1.0
+    assert loader(str(path)) == {}
 
 
 def test_an_unchanged_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped: None) -> None:
@@ -461,15 +491,21 @@ def test_a_level_whose_preset_changed_since_its_fit_has_no_win_prob(
 
 
 def test_merging_parts_without_win_prob_gives_none_not_zero() -> None:
-    def part(seed: int) -> dict[str, object]:
-        return {"decision": {"x": 1}, "decision_text": "a", "seed": seed, "level": "club", "iterations": 10,
-                "alternatives": [{"decision": {"x": 1}, "decision_text": "a", "visits": 10, "mean_reward": 0.6,
-                                  "win_prob": None, "expected_vp": 7.0}]}
+    import dataclasses
 
-    merged = suggest.merge_parts([part(1), part(2)], temperature=0.0, position=0)
-    alt = merged["alternatives"][0]
-    assert alt["win_prob"] is None and merged["win_prob"] is None
-    assert alt["mean_reward"] == 0.6 and alt["expected_vp"] == 7.0 and alt["visits"] == 20
+    import engine_ext
+    from bots.answer import AlternativeStats, Answer
+
+    position = suggest.Position.of(engine_ext.new_game(players=2, seed=8), "club")
+    code = position.game.legal_codes()[0]
+    only = AlternativeStats(position.game.decision(code), code, 10, 0.6, None, 7.0)
+    part = Answer(decision=only.decision, code=code, alternatives=(only,), line=(), win_prob=None, iterations=10,
+                  elapsed_ms=1.0, seed=1, level=position.level, compiled=True, workers=1, parts=1, player=0,
+                  bot="club")
+    merged = suggest.merge([part, dataclasses.replace(part, seed=2)], position, temperature=0.0)
+    alt = merged.alternatives[0]
+    assert alt.win_prob is None and merged.win_prob is None
+    assert alt.mean_reward == 0.6 and alt.expected_vp == 7.0 and alt.visits == 20
 
 
 def test_the_command_fits_and_keeps_other_entries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -564,7 +600,7 @@ def test_a_grandmaster_answer_has_the_chance_of_its_fit(shipped: None, players: 
     g = engine_ext.new_game(players=players, seed=6)
     for _ in range(30):
         g.apply(g.legal()[0])
-    out = served_answer(g.state, "grandmaster", seed=2, iterations=400, parts=4)
+    out = served_answer(g.state, "grandmaster", seed=2, iterations=400, parts=4).to_json()
     assert out["parts"] == 4 and out["level"] == "grandmaster"
     weights = win_prob.weights_for(get_level("grandmaster"), players)
     assert weights is not None and weights != win_prob.weights_for(get_level("master"), players)
@@ -644,7 +680,7 @@ def test_a_one_part_level_is_asked_as_its_own_search() -> None:
 
     st = engine_ext.new_game(players=2, seed=8).state
     an = cached_bot("level:advanced").analyse(st, seed=99)
-    assert calibrate.served_reward(st, "advanced", 99) == pytest.approx(an.win_prob, abs=1e-6)
+    assert calibrate.served_reward(st, "advanced", 99) == pytest.approx(an.mean_reward, abs=1e-6)
 
 
 def test_grandmaster_is_asked_as_the_service_asks_it(served_small: list[Any]) -> None:

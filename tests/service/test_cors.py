@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 
 from service import create_app
-from tests.cli.test_errors import refused
+from tests.cli_helpers import refused
 
 PAGE = "https://play.example.org"
 OTHER = "https://evil.example.com"

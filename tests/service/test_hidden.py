@@ -6,7 +6,6 @@ without a seed cannot be guessed."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from flask import Flask
 
 import engine_ext
 from service import create_app
+from tests.builders import private_draw
 
 
 @pytest.fixture(scope="module")
@@ -21,19 +21,6 @@ def app() -> Flask:
     return create_app({"TESTING": True, "log_level": "WARNING", "sync_max_iterations": 400})
 
 
-def private_draw() -> tuple[dict[str, Any], str, int, int]:
-    """From random play: a full state, the decision after which its turn player (the drawer)
-    chooses among Special cards only it has drawn, the drawer and the other seat."""
-    for seed in range(100):
-        game = engine_ext.new_game(players=2, seed=seed)
-        rng = random.Random(seed)
-        while not game.is_terminal:
-            doc, drawer = dict(game.to_json()), game.turn_player
-            decision = str(rng.choice(game.legal()))
-            game.apply(decision)
-            if game.hidden_from(1 - drawer) and game.to_json()["pending"]["drawn_from"] == "special":
-                return doc, decision, drawer, 1 - drawer
-    raise AssertionError("no private draw in 100 random games")
 
 
 def post(app: Flask, path: str, body: dict[str, Any]) -> tuple[int, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from service import create_app
-from tests.service.test_reviews import _play
+from tests.builders import bot_record
 
 JOB = {"iterations": 40_000, "mode": "async", "seed": 1}
 
@@ -69,7 +69,7 @@ def test_a_refused_request_leaves_its_key_free(app: Any, state: dict[str, Any]) 
 
 
 def test_a_review_sent_again_with_its_key_is_one_job(app: Any) -> None:
-    body = {"record": _play(7, moves=12), "level": "novice"}
+    body = {"record": bot_record(7, moves=12), "level": "novice"}
     first = post(app, "/reviews", body, "review-1")
     again = post(app, "/reviews", body, "review-1")
     assert first.status_code == again.status_code == 202, first.get_json()
@@ -81,3 +81,29 @@ def test_a_bad_key_is_a_400_naming_the_header(app: Any, state: dict[str, Any], k
     r = post(app, "/suggest", {"state": state, **JOB}, key)
     err = r.get_json()
     assert r.status_code == 400 and err["error"] == "invalid_idempotency_key" and err["pointer"] == "Idempotency-Key"
+
+
+KEYS = ["retry-1", "a b", "x" * 200, "x" * 255, "ÿé£", "{\"id\": 7}", "tab\there", "del\x7f", "nul\x00",
+        "x" * 256, " padded", "padded ", "nbsp\xa0", "\xa0", "shy\xad", "", " "]
+
+
+def test_the_document_states_the_keys_the_server_takes(app: Any, state: dict[str, Any]) -> None:
+    """The Idempotency-Key parameter's schema in /openapi.json and the server's check are one rule
+    (`service.idempotency.KEY_PATTERN`, `MAX_CHARS`): a key is valid by the document exactly when
+    the server takes it."""
+    import jsonschema
+
+    doc = app.test_client().get("/openapi.json").get_json()
+    params = [p for path in ("/suggest", "/reviews") for p in doc["paths"][path]["post"]["parameters"]
+              if p["name"] == "Idempotency-Key"]
+    assert len(params) == 2 and params[0] == params[1] and params[0]["in"] == "header"
+    schema = jsonschema.Draft202012Validator(params[0]["schema"])
+    taken = {key: schema.is_valid(key) for key in KEYS}
+    assert taken["retry-1"] and taken["x" * 255] and not taken["tab\there"] and not taken["x" * 256]
+    for key, valid in taken.items():
+        r = post(app, "/suggest", {"state": state, **JOB}, key, client="10.5.0.9")
+        assert r.status_code == (202 if valid else 400), (key, r.get_json())
+        if valid:
+            app.test_client().delete(r.headers["Location"], environ_base={"REMOTE_ADDR": "10.5.0.9"})
+        else:
+            assert r.get_json()["error"] == "invalid_idempotency_key"

@@ -27,7 +27,7 @@ from service import create_app
 from service.api import jobs as jobs_api
 from service.clients import load_keys
 from service.config import Settings
-from tests.service.test_reviews import _play
+from tests.builders import bot_record
 from tests.service_helpers import serve_app
 
 KEY_A, KEY_B = "keyA1234567", "keyB1234567"
@@ -73,7 +73,7 @@ def test_another_key_gets_the_404_of_an_unknown_job(state: dict[str, Any]) -> No
     app = idle_app(api_keys=f"{KEY_A},{KEY_B}")
     c = app.test_client()
     search = c.post("/suggest", json={"state": state, **LONG}, headers=bearer(KEY_A))
-    reviewed = c.post("/reviews", json={"record": _play(7, moves=12), "level": "novice"}, headers=bearer(KEY_A))
+    reviewed = c.post("/reviews", json={"record": bot_record(7, moves=12), "level": "novice"}, headers=bearer(KEY_A))
     assert search.status_code == reviewed.status_code == 202, (search.get_json(), reviewed.get_json())
     for job_id in (search.get_json()["job_id"], reviewed.get_json()["job_id"]):
         for method, path in (("GET", "/jobs/{}"), ("GET", "/jobs/{}/events"), ("DELETE", "/jobs/{}")):

@@ -292,6 +292,35 @@ def test_embedded_queue_serves_the_clients_in_turn(tmp_path: Any) -> None:
     assert store.queue_depth() == 0
 
 
+def test_a_part_queued_again_goes_first_on_the_embedded_queue(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A retried part (`front`, as the reaper queues it) and one handed back at shutdown are taken
+    before every part queued after their first attempt, whichever client's, as on Redis: they
+    waited their turn once already."""
+    from service.jobs.model import new_record
+
+    s = Settings.from_env()
+    store = SqliteStore(str(tmp_path / "jobs.sqlite"), s.result_ttl, s.job_ttl)
+    queue = EmbeddedQueue(store, s)
+    monkeypatch.setattr(queue, "start", lambda: None)  # no threads: the test takes the parts itself
+    records = {}
+    for job_id, client, parts in (("a1", "a", 2), ("b1", "b", 1), ("a2", "a", 1), ("c1", "c", 1)):
+        records[job_id] = new_record(job_id, {}, parts, store.now(), None, None, client)
+        store.create(records[job_id])
+        for i in range(parts):
+            queue.enqueue(job_id, i, 1, client=client)
+
+    def take() -> str:
+        got = store.queue_take(lambda rec, i, a: "ok")
+        assert got is not None
+        return f"{got[0]}:{got[1]}:a{got[2]}"
+
+    assert [take(), take()] == ["a1:0:a1", "b1:0:a1"]
+    queue.enqueue("a1", 0, 2, client="a", front=True)  # a1's part 0 retried: its worker died
+    queue._requeue_for("b1", records["b1"])(0, 1, 1)  # b1's part 0 handed back by a stopping thread
+    order = [take() for _ in range(store.queue_depth())]
+    assert order == ["a1:0:a2", "b1:0:a1", "c1:0:a1", "a1:1:a1", "a2:0:a1"], order
+
+
 def test_the_reaper_stops_when_its_job_store_is_removed(tmp_path: Any) -> None:
     """A server whose data directory is deleted under it: the reaper says so once and stops, rather
     than failing every few tenths of a second for the life of the process."""

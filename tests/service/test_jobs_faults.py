@@ -77,6 +77,40 @@ def test_a_review_whose_part_fails_for_good_keeps_every_decision_reviewed(
     assert {s["seat"] for s in result["seats"]} == set(spec.seats)
 
 
+def test_a_partial_review_is_what_the_document_describes(settings: Settings, record: dict[str, Any]) -> None:
+    """A failed review's job, as GET /jobs/<id> shows it, validates against /openapi.json's JobView,
+    and its result names no field the document's ReviewResult does not describe (`missing`,
+    `partial`, ...): a client generated from the document reads the moves not reviewed."""
+    import jsonschema
+
+    from service.api.jobs import view
+    from service.openapi import build_spec
+
+    manager = build_manager(settings)
+    spec = review.plan(record, LEVEL, None, 5)
+    rec = manager.submit_parts(spec.to_dict(), spec.parts)
+    mine = spec.part_moves(0)
+    done_before = review.run_part(spec.to_dict(), 0, should_stop=_after(2))
+    _last_attempt_dies(manager, rec["id"], 0, review.progress_summary(done_before))
+    burst(settings, manager)
+    job = manager.get(rec["id"])
+    assert job is not None and job_status(job) == JobStatus.FAILED, job
+    shown = view(job, manager.queue.backend)
+    result = shown["result"]
+    assert result["partial"] is True and result["missing"] == mine[2:] and result["reviewed"] == len(spec.moves) - 2
+
+    schemas = build_spec()["components"]["schemas"]
+    described = schemas["ReviewResult"]
+    assert {"missing", "partial"} <= set(described["properties"]) and "missing" in described["required"]
+    assert described["properties"]["missing"]["type"] == "array"
+    assert set(result) <= set(described["properties"]), set(result) - set(described["properties"])
+    for decision in result["decisions"]:
+        assert set(decision) <= set(schemas["ReviewDecision"]["properties"]), decision
+    closed = {**described, "additionalProperties": False}  # nothing but what the document says
+    for schema, doc in ((closed, result), ({"$ref": "#/components/schemas/JobView"}, shown)):
+        jsonschema.Draft202012Validator({**schema, "components": {"schemas": schemas}}).validate(doc)
+
+
 def test_a_search_whose_part_fails_for_good_keeps_the_merge_of_the_others(
         settings: Settings, state: dict[str, Any]) -> None:
     manager = build_manager(settings)

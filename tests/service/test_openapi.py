@@ -7,7 +7,10 @@ impossible or illegal in the game, and a table's token or record one this servic
 which no schema says, so for the operations that take one a valid request may get a 422 only for
 the state, the decision, the token or record, the one budget rule a schema cannot say (parts
 times time_ms over the synchronous limit), or an Idempotency-Key sent before with another body (the
-examples draw keys again)."""
+examples draw keys again). A review's record is held to more: the document says what the server
+checks of it (its shape, its variant's cards, the seats asked for), so a valid review may be
+refused only where the record does not replay (a move's seat, decision or events, the result) or
+its initial state is impossible, as a state may be."""
 
 from __future__ import annotations
 
@@ -36,8 +39,13 @@ app = create_app(
 schema = schemathesis.openapi.from_wsgi("/openapi.json", app)
 # operations that take a game (a state, a table's token or record) and where it may be refused
 TAKES_A_GAME = {"/legal", "/apply", "/suggest", "/table/move", "/table/hint", "/table/record", "/table/load",
-                "/reviews"}
-GAME_POINTERS = ("/state", "/decision", "/token", "/record", "/seats")  # /seats: a review's, past the record's players
+                "/reviews", "/rating"}
+GAME_POINTERS = ("/state", "/decision", "/token", "/record",
+                 "/results")  # a rating's results: its levels, VP and winner read together
+# what a valid review may be refused for, by code: the record does not replay, or its initial state
+# is impossible
+REVIEW_REFUSALS = {"record_does_not_replay": ("/record/moves/", "/record/result"),
+                   "invalid_record": ("/record/initial_state",)}
 
 
 def only_the_game_refused(case: Any, response: Any) -> None:
@@ -46,7 +54,10 @@ def only_the_game_refused(case: Any, response: Any) -> None:
     if meta is None or not meta.generation.mode.is_positive or response.status_code != 422:
         return
     body = response.json()
-    game = body["pointer"].startswith(GAME_POINTERS)
+    if case.path == "/reviews":
+        game = body["pointer"].startswith(REVIEW_REFUSALS.get(body["error"], ()))
+    else:
+        game = body["pointer"].startswith(GAME_POINTERS)
     sync_parts = body["error"] == "budget_too_large_for_sync" and body["pointer"] == "/parallel"
     key_reused = body["error"] == "idempotency_key_reused"
     assert game or sync_parts or key_reused, f"a valid request refused: {body}"
@@ -78,9 +89,31 @@ def test_a_record_the_server_refuses_for_its_shape_is_invalid_by_the_document(pa
     name = op["$ref"].rsplit("/", 1)[1]
     record_schema = {**doc["components"]["schemas"][name]["properties"]["record"], "components": doc["components"]}
     validator = jsonschema.Draft202012Validator(record_schema)
-    for bad in ({}, {"schema": "kashgar/record@1", "players": 2, "seed": 1}, {"schema": "other", "players": 2,
-                                                                            "seed": 1, "moves": []}):
+    good = {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": []}
+    refused = [({}, "/record/seed"), ({k: v for k, v in good.items() if k != "moves"}, "/record/moves"),
+               ({**good, "schema": "other"}, "/record/schema"), ({**good, "variant": ["nobody"]}, "/record/variant/0"),
+               ({**good, "variant": {"more": []}}, "/record/variant/more")]
+    if path == "/reviews":  # a review's initial state is a State by the document (the table's: any object)
+        refused.append(({**good, "seed": None, "initial_state": {"players": 9}}, "/record/initial_state"))
+    for bad, where in refused:
         assert not validator.is_valid(bad), bad
         r = app.test_client().post(path, json={"record": bad})
-        assert r.status_code == 422 and r.get_json()["pointer"].startswith("/record"), r.get_json()
-    assert validator.is_valid({"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": []})
+        assert r.status_code == 422 and r.get_json()["pointer"].startswith(where), r.get_json()
+    assert validator.is_valid(good) and validator.is_valid({**good, "variant": ["bettler"]})
+
+
+def test_a_review_s_seats_are_as_the_document_says() -> None:
+    """The seats of a review: below the record's players by the document as by the server, and a
+    whole number written with a fraction is the integer, by both."""
+    import jsonschema
+
+    doc = app.test_client().get("/openapi.json").get_json()
+    validator = jsonschema.Draft202012Validator({"$ref": "#/components/schemas/ReviewRequest",
+                                                 "components": doc["components"]})
+    record = {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": []}
+    for seats, valid in (([1], True), ([0.0, 1.0], True), ([2], False), ([0, 3], False)):
+        body = {"record": record, "level": "novice", "seats": seats}
+        assert validator.is_valid(body) is valid, body
+        r = app.test_client().post("/reviews", json=body)
+        assert r.status_code == (202 if valid else 422), r.get_json()
+    assert validator.is_valid({"record": {**record, "players": 3}, "level": "novice", "seats": [2]})

@@ -17,35 +17,23 @@ import redis
 
 import engine_ext
 from engine_ext import record as records
-from engine_ext.decisions import Decision
 from lab.serving import RedisServer
 from service import create_app, review
 from service.config import Settings
 from service.jobs import build_manager
 from service.jobs.model import JobStatus, job_status
+from tests.builders import bot_record
 from tests.service.jobs_helpers import ENV, burst
 from tests.service_helpers import serve_app
 
 LEVEL = "advanced"  # a real search on every decision, cheap enough for tests
 
 
-def _play(seed: int, levels: tuple[str, str] = ("club", "novice"), moves: int | None = None) -> dict[str, Any]:
-    from bots.levels import make_bot
-
-    bots = [make_bot(x) for x in levels]
-    game = engine_ext.new_game(players=2, seed=seed)
-    played: list[str] = []
-    while not game.is_terminal and (moves is None or len(played) < moves):
-        an = bots[game.current_player].analyse(game.state, seed=len(played))
-        text = str(Decision.from_code(an.code, game.state, game.engine.data))
-        game.apply(text)
-        played.append(text)
-    return records.record_from_moves(played, players=2, seed=seed)
 
 
 @pytest.fixture(scope="module")
 def record() -> dict[str, Any]:
-    return _play(21, moves=40)
+    return bot_record(21, moves=40)
 
 
 def _app(**config: Any) -> Any:
@@ -228,7 +216,7 @@ def test_a_review_past_the_client_s_allowance_is_429(record: dict[str, Any]) -> 
 
 def test_a_review_can_be_cancelled(record: dict[str, Any]) -> None:
     c = _app().test_client()
-    r = c.post("/reviews", json={"record": _play(22), "level": "master"})
+    r = c.post("/reviews", json={"record": bot_record(22), "level": "master"})
     assert r.status_code == 202
     gone = c.delete(r.headers["Location"])
     assert gone.status_code == 200 and gone.get_json()["status"] == "cancelled"
@@ -254,7 +242,7 @@ def test_a_client_that_leaves_the_stream_frees_its_place(record: dict[str, Any])
 
     with serve_app() as url:
         req = urllib.request.Request(url + "/reviews",
-                                     data=json.dumps({"record": _play(23), "level": "master"}).encode(),
+                                     data=json.dumps({"record": bot_record(23), "level": "master"}).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
         with urllib.request.urlopen(req, timeout=30) as resp:
             location = resp.headers["Location"]

@@ -220,7 +220,59 @@ def test_a_record_that_does_not_replay_names_the_decision(client: FlaskClient) -
     record["moves"][3]["decision"] = "c9:a"
     status, err = post(client, "/table/load", {"record": record})
     assert status == 422 and err["error"] == "record_does_not_replay"
-    assert err["pointer"] == "/record/moves/3" and "move 4" in err["message"], err
+    assert err["pointer"] == "/record/moves/3/decision" and "move 4" in err["message"], err
+
+
+@pytest.fixture(scope="module")
+def table_record() -> dict[str, Any]:
+    """A table's record (the person at seat 0, novice at seat 1): 24 decisions chosen at random."""
+    import random
+
+    import engine_ext
+    from engine_ext import record as records
+
+    game, rng, played = engine_ext.new_game(players=2, seed=8), random.Random(8), []
+    for _ in range(24):
+        played.append(str(rng.choice(game.legal())))
+        game.apply(played[-1])
+    return records.record_from_moves(played, players=2, seed=8, levels=[None, "novice"])
+
+
+def _moved(r: dict[str, Any], index: int, move: Any) -> dict[str, Any]:
+    return {**r, "moves": r["moves"][:index] + [move] + r["moves"][index + 1:]}
+
+
+@pytest.mark.parametrize(("mutate", "error", "pointer"), [
+    (lambda r: {**r, "players": 5}, "invalid_record", "/record/players"),
+    (lambda r: {**r, "seed": 2**64}, "invalid_record", "/record/seed"),
+    (lambda r: {**r, "seed": None}, "invalid_record", "/record/seed"),
+    (lambda r: {**r, "schema": "kashgar/record@2"}, "invalid_record", "/record/schema"),
+    (lambda r: {k: v for k, v in r.items() if k != "moves"}, "invalid_record", "/record/moves"),
+    (lambda r: {**r, "variant": {"more": []}}, "invalid_record", "/record/variant/more"),
+    (lambda r: {**r, "variant": ["nobody"]}, "invalid_record", "/record/variant/0"),
+    (lambda r: _moved(r, 3, 7), "invalid_record", "/record/moves/3"),
+    (lambda r: _moved(r, 3, {"seat": 0}), "invalid_record", "/record/moves/3/decision"),
+    (lambda r: {**r, "seed": None, "initial_state": {"players": 9}}, "invalid_record", "/record/initial_state"),
+    (lambda r: {**r, "moves": r["moves"][:9]}, "record_does_not_replay", "/record/result"),
+    (lambda r: _moved(r, 5, {**r["moves"][5], "decision": "fulfil 40"}), "record_does_not_replay",
+     "/record/moves/5/decision"),
+    (lambda r: _moved(r, 0, {**r["moves"][0], "seat": 1 - r["moves"][0]["seat"]}), "record_does_not_replay",
+     "/record/moves/0/seat"),
+    (lambda r: _moved(r, 2, {**r["moves"][2], "events": []}), "record_does_not_replay", "/record/moves/2/events"),
+])
+def test_a_refused_record_is_named_as_everywhere_else(client: FlaskClient, table_record: dict[str, Any],
+                                                       mutate: Any, error: str, pointer: str) -> None:
+    """/table/load refuses a record with the record's own codes and pointers
+    (`engine_ext.record.RecordError`), as POST /reviews does: `invalid_record` at the field,
+    `record_does_not_replay` at the move's field or the result."""
+    status, loaded = post(client, "/table/load", {"record": table_record})
+    assert status == 200, loaded
+    bad = mutate(table_record)
+    status, err = post(client, "/table/load", {"record": bad})
+    assert status == 422 and err["error"] == error, err
+    assert err["pointer"] == pointer or err["pointer"].startswith(pointer + "/"), err
+    status, review = post(client, "/reviews", {"record": bad, "level": "novice"})
+    assert status == 422 and (review["error"], review["pointer"]) == (err["error"], err["pointer"]), review
 
 
 def test_levels_beyond_the_synchronous_limits_are_refused_by_name() -> None:

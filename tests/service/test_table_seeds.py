@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import engine_ext
 from engine_ext import record as records
-from service import create_app, engine
+from service import create_app, seeds
 from service.table.play import SHUFFLE_BITS
 
 #: The largest integer a double holds exactly, with every one below it.
@@ -65,7 +65,7 @@ def played(seed: int, rng: random.Random) -> dict[str, Any]:
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.one_of(st.builds(engine.random_seed), st.integers(0, engine.DRAWN_SEEDS - 1)),
+@given(seed=st.one_of(st.builds(seeds.random_seed), st.integers(0, seeds.DRAWN_SEEDS - 1)),
        moves=st.integers(0, 2**32))
 def test_a_record_of_a_drawn_seed_replays_after_a_browser_held_its_numbers(app: Flask, seed: int,
                                                                              moves: int) -> None:
@@ -81,8 +81,8 @@ def test_a_record_of_a_drawn_seed_replays_after_a_browser_held_its_numbers(app: 
 
 
 def test_the_service_draws_seeds_a_double_holds() -> None:
-    assert engine.DRAWN_SEEDS <= EXACT
-    assert all(0 <= s < EXACT for s in (engine.random_seed() for _ in range(1000)))
+    assert seeds.DRAWN_SEEDS <= EXACT
+    assert all(0 <= s < EXACT for s in (seeds.random_seed() for _ in range(1000)))
 
 
 def test_a_seed_past_2_53_is_refused_at_a_new_table(app: Flask) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from engine_ext.words import card_name
 from service import create_app
-from tests.service.test_api import TEST_CONFIG, Client, wait_job
+from tests.service_helpers import TEST_CONFIG, Client, wait_job
 
 CODE = re.compile(r"\bc[0-9]:|\bNone\b|\{|\}")
 

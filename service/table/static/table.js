@@ -7,7 +7,9 @@
   const pauseMs = Number(document.body.dataset.pauseMs || 0);
   const RESOURCES = ["ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules"];
   const state = { levels: [], defaultLevel: null, token: null, body: null, busy: false, review: null,
-    recordBody: null, recordMoves: 0, final: null, showing: null };
+    recordBody: null, recordMoves: 0, final: null, showing: null, rating: null };
+  // the person's finished games, kept in this browser only (never on the server)
+  const GAMES_KEY = "kashgarTableGames";
 
   // what the script holds, for a look from outside (the browser tests read it)
   window.kashgarTable = { snapshot: () => JSON.parse(JSON.stringify(state)) };
@@ -99,10 +101,13 @@
   const call = async (path, body) => (await send(path, JSON.stringify(body))).data;
 
   // ---- setup -----------------------------------------------------------------------------
+  // a level's name with its measured Elo beside it
+  const levelLabel = (lv) => (typeof lv.elo === "number" ? `${lv.name} (Elo ${Math.round(lv.elo)})` : lv.name);
+
   function levelSelect(id, chosen) {
     const sel = el("select", { id });
     for (const lv of state.levels) {
-      const opt = el("option", { value: lv.name, text: lv.name });
+      const opt = el("option", { value: lv.name, text: levelLabel(lv) });
       if (lv.name === chosen) opt.selected = true;
       sel.append(opt);
     }
@@ -138,6 +143,7 @@
     const hintSel = levelSelect("hint-level-select", hintDefault);
     $("hint-level").replaceChildren(...[...hintSel.children].filter((o) => sync.some((lv) => lv.name === o.value)));
     if (hintDefault) $("hint-level").value = hintDefault;
+    await refreshRating();
   }
 
   async function start(ev) {
@@ -220,14 +226,83 @@
     $("table-error").textContent = "";
     $("hint-out").replaceChildren();
     $("ask").textContent = "The bots are playing...";
+    let data;
     try {
-      await take(await call("/table/move", { token: state.token, decision: item.text }));
+      data = await call("/table/move", { token: state.token, decision: item.text });
+      await take(data);
     } catch (e) {
       state.busy = false;
       setBusy(false);
       $("ask").textContent = state.body ? state.body.ask : "";
       $("table-error").textContent = `Not played: ${e.message}`;
+      return;
     }
+    if (data.result) {  // a game played here to its end: kept for the person's rating
+      keepGame(data);
+      await refreshRating();
+    }
+  }
+
+  // ---- the person's rating ---------------------------------------------------------------
+  // Each game finished at this table is kept in localStorage (the seats' levels, VP, winner);
+  // POST /rating rates them on the server's ladder. Nothing of it is sent anywhere else.
+  function storedGames() {
+    try {
+      const games = JSON.parse(localStorage.getItem(GAMES_KEY) || "[]");
+      return Array.isArray(games) ? games : [];
+    } catch (e) { return []; }
+  }
+
+  function keepGame(data) {
+    const games = storedGames();
+    games.push({ levels: data.levels, vp: data.result.scores, winner: data.result.winner, seed: data.result.seed,
+      at: new Date().toISOString() });
+    try { localStorage.setItem(GAMES_KEY, JSON.stringify(games.slice(-500))); } catch (e) { /* storage full or off */ }
+  }
+
+  // the stored games this server's ladder can rate (every bot's level one with an Elo)
+  function ratedGames() {
+    const rated = new Set(state.levels.filter((lv) => typeof lv.elo === "number").map((lv) => lv.name));
+    return storedGames().filter((g) => Array.isArray(g.levels) && Array.isArray(g.vp)
+      && g.levels.filter((lv) => lv === null).length === 1 && g.levels.every((lv) => lv === null || rated.has(lv)))
+      .map((g) => ({ levels: g.levels, vp: g.vp, ...(Number.isInteger(g.winner) ? { winner: g.winner } : {}) }));
+  }
+
+  const ratingText = (r) => `Your rating ${r.elo} [${r.interval[0]}, ${r.interval[1]}] after ${r.games} game${r.games === 1 ? "" : "s"}`;
+
+  async function refreshRating() {
+    const results = ratedGames();
+    state.rating = null;
+    if (results.length) {
+      try { state.rating = await call("/rating", { results }); } catch (e) { state.rating = null; }
+    }
+    showRating();
+  }
+
+  function showRating() {
+    const r = state.rating;
+    for (const line of document.querySelectorAll(".rating-line")) line.textContent = r ? ratingText(r) : "";
+    $("rating").hidden = !r;
+    $("result-rating").hidden = !r || $("result").hidden;
+    if (r) {
+      const lv = state.levels.find((l) => l.name === r.nearest_level);
+      $("at-my-rating").textContent = `Opponents at my rating: ${lv ? levelLabel(lv) : r.nearest_level}`;
+    }
+  }
+
+  // every bot's level set to the one nearest the person's rating
+  function atMyRating() {
+    if (!state.rating) return;
+    for (const sel of $("bot-levels").querySelectorAll("select")) {
+      sel.value = state.rating.nearest_level;
+      sel.dispatchEvent(new Event("change"));
+    }
+  }
+
+  function forgetGames() {
+    localStorage.removeItem(GAMES_KEY);
+    state.rating = null;
+    showRating();
   }
 
   async function hint() {
@@ -393,6 +468,9 @@
       dl.focus();
     } else {
       result.hidden = true;
+    }
+    $("result-rating").hidden = result.hidden || !state.rating;
+    if (!data.result) {
       if (buttons.length) buttons[0].focus({ preventScroll: true });
     }
   }
@@ -589,6 +667,8 @@
   $("setup-form").addEventListener("submit", start);
   $("load-record").addEventListener("change", loadRecord);
   $("hint").addEventListener("click", hint);
+  $("at-my-rating").addEventListener("click", atMyRating);
+  $("forget-games").addEventListener("click", forgetGames);
   $("review-start").addEventListener("click", startReview);
   $("again").addEventListener("click", () => {
     clearTable();
