@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from bots.base import position_key
-from bots.levels import DEFAULT_LEVEL, Level, get_level
+from bots.levels import Level, get_level, own_default
 
 
 @dataclass(frozen=True)
@@ -26,11 +26,11 @@ class Position:
 
     @classmethod
     def of(cls, game: Any, level: str | None = None) -> Position:
-        """The position of `game` for `level` (None: DEFAULT_LEVEL). `engine_ext.game.NoDecision`
-        (a StateError with a `code`) when the game is over or its player to move chooses among
-        cards the view does not show; KeyError for an unknown level."""
+        """The position of `game` for `level` (None: the level file's default, `own_default`).
+        `engine_ext.game.NoDecision` (a StateError with a `code`) when the game is over or its
+        player to move chooses among cards the view does not show; KeyError for an unknown level."""
         game.check_decision_point()
-        return cls(game, get_level(level or DEFAULT_LEVEL))
+        return cls(game, get_level(level or own_default()))
 
     @property
     def players(self) -> int:

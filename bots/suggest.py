@@ -8,7 +8,7 @@ from typing import Any
 
 import engine_ext
 from bots.answer import AlternativeStats, Answer, calibrate, merge, of_analysis
-from bots.levels import DEFAULT_LEVEL, load_levels
+from bots.levels import load_levels, own_default
 from bots.position import Position
 
 MAX_WORKERS = 64
@@ -97,8 +97,8 @@ def suggest(position: Position, budgets: Sequence[Budget], *,
 
 def list_levels() -> list[dict[str, Any]]:
     """The difficulty levels, weakest first: name, description, budget, settings, measured Elo."""
-    return [dict(lv.to_dict(), rank=i + 1, default=lv.name == DEFAULT_LEVEL)
-            for i, lv in enumerate(load_levels())]
+    default = own_default()  # the level file's own default (bots.levels.default_level)
+    return [dict(lv.to_dict(), rank=i + 1, default=lv.name == default) for i, lv in enumerate(load_levels())]
 
 
 __all__ = ["AlternativeStats", "Answer", "Budget", "Position", "analyse_state", "finish", "list_levels", "merge",

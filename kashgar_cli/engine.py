@@ -48,10 +48,12 @@ class LineServer:
     (the server of `kashgar engine`; "engine" elsewhere is the rules package, `engine_ext`)."""
 
     def __init__(self) -> None:
+        from service.api.levels import check_default
         from service.config import Settings
 
         try:
             self.settings = Settings.from_env()
+            check_default(self.settings.default_level)  # the level file holds the default in use
         except ValueError as exc:
             raise CliError(str(exc)) from None
         self._ops: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
@@ -119,11 +121,10 @@ class LineServer:
         return dict(search_now(spec, position, None))
 
     def _levels(self, body: dict[str, Any]) -> dict[str, Any]:
-        from service import levels
+        from service.api.levels import levels_answer
 
         self._no_fields(body)
-        return dict(levels.finite({"levels": levels.levels(),
-                                   "default": levels.default_level(self.settings.default_level)}))
+        return levels_answer(self.settings, served=False)
 
     def _cards(self, body: dict[str, Any]) -> dict[str, Any]:
         from service import cards, levels

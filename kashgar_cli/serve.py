@@ -92,6 +92,12 @@ def check_environment(args: argparse.Namespace) -> None:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     args.cards = use_cards(args.cards, environ)
+    from bots.levels import default_level
+
+    try:  # the level file (KASHGAR_LEVELS) holds the default level in use
+        default_level(settings.default_level, environ.get("KASHGAR_LEVELS") or None)
+    except (OSError, ValueError) as exc:
+        raise CliError(f"KASHGAR_LEVELS: {exc}") from None
     from service.clients import load_keys
 
     try:

@@ -102,13 +102,25 @@ def run(args: argparse.Namespace) -> int:
         say_interrupted("tune", ": no level file or report written (the steps measured are logged above)",
                         after_bar=False)
         return INTERRUPTED
+    from bots.levels import load_levels
+    from lab.tune import next_steps
+
     for lv in doc["levels"]:
         ci = f" ±{lv['elo_ci']:.0f}" if lv["elo_ci"] is not None else ""
-        print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} Elo {lv['elo'] or 0:>7.0f}{ci}")
+        elo = (f"Elo {lv['elo']:>7.0f}{ci}" if lv["elo"] is not None
+               else f"Elo >= {lv.get('elo_lower_bound') or 0:.0f} (a bound: a step below it lost no game)")
+        print(f"{lv['name']:<10} {lv['iterations']:>7} it  T={lv['temperature']:<6} {elo}")
     passed = doc["monotone"] and doc["all_steps_ok"]
     wrote = [out] if out else []
     wrote += [f"{args.report_dir}/ladder.md", "ladder.json"] + (["ladder.png"] if doc["plot"] else [])
     print(f"monotone: {doc['monotone']}, every step clear: {doc['all_steps_ok']}; wrote {', '.join(wrote)}")
+    if doc["swept"]:
+        print(f"won without a lost game (only a lower bound of the step: play more games, -n): "
+              f"{', '.join(doc['swept'])}")
+    if out:
+        print(f"default level: {doc['default']} (the file's `default`: a request without a level gets it)")
+        for line in next_steps(out, load_levels(out), args.game, args.workers):
+            print(line)
     if args.verify and not passed:
         print("kashgar tune: the ladder failed the check (--verify)", file=sys.stderr)
         return 1

@@ -128,6 +128,7 @@ class Suggestion:
     truncated: bool
     partial: bool
     raw: dict[str, Any] = field(repr=False, compare=False)
+    elo: float | None = None  # the Elo asked (then `level` is the level drawn for this decision)
 
     @classmethod
     def from_json(cls, doc: dict[str, Any]) -> Suggestion:
@@ -150,6 +151,7 @@ class Suggestion:
             truncated=bool(doc.get("truncated")),
             partial=bool(doc.get("partial")),
             raw=doc,
+            elo=_opt_float(doc.get("elo")),
         )
 
 

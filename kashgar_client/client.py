@@ -152,6 +152,7 @@ class KashgarClient:
         state: State,
         *,
         level: str | None = None,
+        elo: float | None = None,
         iterations: int | None = None,
         time_ms: int | None = None,
         seed: int = 0,
@@ -159,9 +160,11 @@ class KashgarClient:
         parallel: int | None = None,
     ) -> Suggestion | Accepted:
         """POST /suggest: the Suggestion (a synchronous search), or Accepted (a job: follow it
-        with `wait`)."""
+        with `wait`). `elo` instead of `level`: a strength from the weakest level's Elo to the
+        strongest's (`elo_range`), each decision searched by one of the two levels around it."""
         body: dict[str, Any] = {"state": state, "seed": seed, "mode": mode}
-        for key, value in (("level", level), ("iterations", iterations), ("time_ms", time_ms), ("parallel", parallel)):
+        for key, value in (("level", level), ("elo", elo), ("iterations", iterations), ("time_ms", time_ms),
+                           ("parallel", parallel)):
             if value is not None:
                 body[key] = value
         answer = self.request("POST", "/suggest", body, idempotency_key=uuid.uuid4().hex)
@@ -177,6 +180,7 @@ class KashgarClient:
         state: State,
         *,
         level: str | None = None,
+        elo: float | None = None,
         iterations: int | None = None,
         time_ms: int | None = None,
         seed: int = 0,
@@ -189,8 +193,8 @@ class KashgarClient:
         """The decision to play in `state` (a player's view, or a full state), whichever way the
         server answers: a job (202) is followed to its end (`on_progress` gets the job at each look).
         JobFailed, JobTimeout as `wait` says."""
-        first = self.submit(state, level=level, iterations=iterations, time_ms=time_ms, seed=seed, mode=mode,
-                            parallel=parallel)
+        first = self.submit(state, level=level, elo=elo, iterations=iterations, time_ms=time_ms, seed=seed,
+                            mode=mode, parallel=parallel)
         if isinstance(first, Suggestion):
             return first
         job = self.wait(first, on_progress=on_progress, poll_interval=poll_interval, timeout=wait_timeout)
@@ -335,6 +339,12 @@ class KashgarClient:
     # ----------------------------------------------------------------------------- meta
     def levels(self) -> list[Level]:
         return [Level.from_json(lv) for lv in self.request("GET", "/levels").body["levels"]]
+
+    def elo_range(self) -> tuple[float, float] | None:
+        """(weakest, strongest) Elo a request may ask for with `elo` (GET /levels); None when the
+        server's ladder has fewer than two measured levels."""
+        span = self.request("GET", "/levels").body.get("elo")
+        return None if not span else (float(span["min"]), float(span["max"]))
 
     def cards(self) -> dict[str, Any]:
         return dict(self.request("GET", "/cards").body)

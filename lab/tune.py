@@ -13,8 +13,12 @@ the 95% interval of that difference above zero (the two levels are told apart at
   Kashgar from a few hundred iterations, BENCHMARKS.md): weaker play can always be had.
 
 Up to `max_rounds` replays a step. The ladder's Elo is the sum of measured adjacent differences
-(the weakest level is 0). Writes the level file (unless none is named), a Markdown and a JSON
-table, and a PNG plot.
+(the weakest level is 0). A step the upper level won without losing a game measures no
+difference, only a lower bound of it (the low end of its interval): that level and those above it
+get `elo_lower_bound`, not an `elo` (a sweep of 60 games used to be stored as +1,600, the clamp of
+a score of 1). Writes the level file (unless none is named) with the default level it names, a
+Markdown and a JSON table, and a PNG plot; `next_steps` says what the file still lacks (the
+`win_prob` calibration of its presets).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bots.levels import Level, dump_levels, levels_path, load_levels, load_presets
+from bots.levels import DEFAULT_LEVEL, Level, dump_levels, levels_path, load_levels, load_presets, own_default
 from lab.arena import TOY_EVALUATORS, run_arena, unplayable
 
 FIELDS_DOC = (
@@ -45,7 +49,10 @@ FIELDS_DOC = (
     "levels are meant to be weak the human way: a small budget, a short-sighted evaluation and a\n"
     "temperature of at most 1 over the plausible moves (`kashgar blunders` measures how often a level\n"
     "passes up a contract worth points; BENCHMARKS.md, 2026-11-25).\n"
-    "elo / elo_ci: the measured rating (the weakest level = 0) and the 95% half-width of its step."
+    "elo / elo_ci: the measured rating (the weakest level = 0) and the 95% half-width of its step;\n"
+    "elo_lower_bound instead of elo: a step at or below the level was won without a lost game, so only a\n"
+    "bound is known (play more games). default: the level a request without a level is answered by.\n"
+    "mix: measured points [p, elo] of the level's mix with the level below (a request's `elo`, bots/strength.py)."
 )
 
 
@@ -70,6 +77,11 @@ class Step:
     low: float
     high: float
     ok: bool
+    swept: bool = False  # the upper level won every game: `elo` is no measure, `low` a lower bound
+
+    def elo_text(self) -> str:
+        """The step's Elo as a person should read it: a number, or a bound for a sweep."""
+        return f">= {self.low:+.0f} (won all {self.games} games)" if self.swept else f"{self.elo:+.0f}"
 
 
 def _spec(lv: Level) -> str:
@@ -145,20 +157,31 @@ def _step(lower: Level, upper: Level, rnd: int, games: int, seed: int, workers: 
                     progress=log is not None)
     e, lo, hi = rep.elo[up_spec]
     ok = e >= min_gap and lo > 0
+    swept = rep.games > 0 and rep.wins[up_spec] == rep.games
     if log:
+        told = (f"won all {rep.games} games: at least {lo:+.0f} Elo (a bound, not a measure)" if swept
+                else f"{e:+.0f} Elo [{lo:+.0f}, {hi:+.0f}]")
         log(f"{upper.name} vs {lower.name} (round {rnd}, {moved.name}: {moved.config.iterations} it, "
-            f"T={moved.config.temperature}): {e:+.0f} Elo [{lo:+.0f}, {hi:+.0f}] {'ok' if ok else 'too close'}")
+            f"T={moved.config.temperature}): {told} {'ok' if ok else 'too close'}")
     return Step(lower.name, upper.name, rnd, moved.config.iterations, moved.config.temperature, rep.games,
-                rep.wins[up_spec] / max(1, rep.games), e, lo, hi, ok)
+                rep.wins[up_spec] / max(1, rep.games), e, lo, hi, ok, swept)
 
 
 def _rated(ladder: list[Level], final: list[Step]) -> list[Level]:
     """`ladder` (weakest first) with Elo = the sum of the final adjacent steps (weakest = 0) and, as
-    each level's interval, the half-width of its step to the level below."""
-    out = [replace(ladder[0], elo=0.0, elo_ci=0.0)]
+    each level's interval, the half-width of its step to the level below. From the first step the
+    upper level swept (`Step.swept`), no level has an Elo: each gets `elo_lower_bound`, the bound
+    of the level below plus the low end of its step's interval. The measured points of a level's mix
+    with the one below (`mix`, bots/strength.py) are dropped: they were measured on the old ladder."""
+    out = [replace(ladder[0], elo=0.0, elo_ci=0.0, elo_lower_bound=None, extra={})]
     for lv, st in zip(ladder[1:], final, strict=True):
-        half = (st.high - st.low) / 2 if math.isfinite(st.high - st.low) else None
-        out.append(replace(lv, elo=(out[-1].elo or 0.0) + st.elo, elo_ci=half))
+        prev = out[-1]
+        if prev.elo is not None and not st.swept:
+            half = (st.high - st.low) / 2 if math.isfinite(st.high - st.low) else None
+            out.append(replace(lv, elo=prev.elo + st.elo, elo_ci=half, elo_lower_bound=None, extra={}))
+        else:
+            base = prev.elo if prev.elo is not None else (prev.elo_lower_bound or 0.0)
+            out.append(replace(lv, elo=None, elo_ci=None, elo_lower_bound=base + st.low, extra={}))
     return out
 
 
@@ -219,14 +242,20 @@ def place_levels(levels: list[Level], *, games: int = 200, min_gap: float = 100.
     return _rated(ladder, final), steps
 
 
+def _rating(lv: Level) -> float:
+    """A level's Elo, else its lower bound (what the ladder's order is judged on)."""
+    return lv.elo if lv.elo is not None else (lv.elo_lower_bound or 0.0)
+
+
 def markdown_table(levels: list[Level], steps: list[Step]) -> str:
     lines = ["| level | iterations | temperature | Elo | 95% CI (of the step) |", "|---|---|---|---|---|"]
     for lv in levels:
         ci = f"±{lv.elo_ci:.0f}" if lv.elo_ci is not None else ""
-        lines.append(f"| {lv.name} | {lv.config.iterations} | {lv.config.temperature} | {lv.elo or 0.0:.0f} | {ci} |")
+        elo = f"{lv.elo:.0f}" if lv.elo is not None else f">= {lv.elo_lower_bound or 0.0:.0f} (a bound)"
+        lines.append(f"| {lv.name} | {lv.config.iterations} | {lv.config.temperature} | {elo} | {ci} |")
     lines += ["", "| match | round | games | score | Elo diff | 95% CI | ok |", "|---|---|---|---|---|---|---|"]
     for s in steps:
-        lines.append(f"| {s.upper} vs {s.lower} | {s.round} | {s.games} | {s.score:.3f} | {s.elo:+.0f} | "
+        lines.append(f"| {s.upper} vs {s.lower} | {s.round} | {s.games} | {s.score:.3f} | {s.elo_text()} | "
                      f"[{s.low:+.0f}, {s.high:+.0f}] | {'yes' if s.ok else 'no'} |")
     return "\n".join(lines) + "\n"
 
@@ -260,6 +289,36 @@ def final_steps(steps: list[Step]) -> list[Step]:
     for st in steps:
         last[(st.lower, st.upper)] = st
     return list(last.values())
+
+
+def written_default(levels_in: str | Path | None, tuned: list[Level]) -> str:
+    """The default level the written file names: the one the file tuned names (`default = ...`),
+    else `expert` where it has one, else its strongest level: a server then answers a request without
+    a level with the level the file says (`kashgar tune` prints it), not silently with the first."""
+    names = [lv.name for lv in tuned]
+    own = own_default(levels_in)
+    if own in names:
+        return own
+    return DEFAULT_LEVEL if DEFAULT_LEVEL in names else names[-1]
+
+
+def next_steps(levels_out: str | Path | None, levels: list[Level], game: str = "kashgar",
+               workers: int = 1) -> list[str]:
+    """What to run next for a level file just written: the `win_prob` calibration of the presets
+    that have none at 2 players (a fit holds for a level's preset as it is, so a preset tuned anew
+    has none; without one /suggest answers `win_prob: null` for it)."""
+    from bots.win_prob import CALIBRATION_FILE, weights_for
+
+    if game != "kashgar" or levels_out is None:
+        return []
+    missing = [lv.name for lv in levels if weights_for(lv, 2) is None]
+    if not missing:
+        return []
+    return [f"win_prob: no calibration of {', '.join(missing)} in {CALIBRATION_FILE} (a fit holds for a "
+            "preset as it is): /suggest answers win_prob null for them until one is fitted. Next, "
+            f"`KASHGAR_LEVELS={levels_out} kashgar calibrate --levels {','.join(missing)} -n 200 -j {workers}` "
+            "(self-play at 2, 3 and 4 players; --players 2 for fewer), then serve with the same "
+            f"KASHGAR_LEVELS={levels_out}."]
 
 
 def check_tune(levels_in: str | None, game: str, out_dir: str | Path) -> list[Level]:
@@ -296,15 +355,17 @@ def tune(*, levels_in: str | None = None, levels_out: str | Path | None, out_dir
               f"Goal: adjacent levels >= {min_gap:.0f} Elo apart with the step's 95% interval above 0; "
               f"met by {clear} of {len(tuned) - 1} steps.\n"
               f"{FIELDS_DOC}")
+    default = written_default(levels_in, tuned)
     if levels_out is not None:
         presets = load_presets(levels_in)  # the named presets off the ladder go along unchanged
-        Path(levels_out).write_text(dump_levels(tuned, header, presets), encoding="utf-8")
+        Path(levels_out).write_text(dump_levels(tuned, header, presets, default), encoding="utf-8")
     md = markdown_table(tuned, steps)
     (out / "ladder.md").write_text(md, encoding="utf-8")
     doc = {"levels": [lv.to_dict() for lv in tuned], "steps": [s.__dict__ for s in steps],
            "games_per_step": games, "top_games": top_games or games, "min_gap": min_gap, "game": game,
-           "from_top": from_top, "verify": verify,
-           "monotone": all((b.elo or 0) > (a.elo or 0) for a, b in zip(tuned, tuned[1:], strict=False)),
+           "from_top": from_top, "verify": verify, "default": default,
+           "swept": [s.upper for s in finals if s.swept],
+           "monotone": all(_rating(b) > _rating(a) for a, b in zip(tuned, tuned[1:], strict=False)),
            "all_steps_ok": all(s.ok for s in finals)}
     (out / "ladder.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
     doc["plot"] = plot(tuned, out / "ladder.png")

@@ -47,6 +47,11 @@ def _whole(value: Any) -> Any:
 
 
 DecisionJSON = Annotated[dict[str, Any], WithJsonSchema(DECISION_JSON)]
+ELO = ("A strength instead of a level: an Elo from the weakest level's to the strongest's (GET /levels, "
+       "`elo`). Each decision is searched by one of the two levels around it, the upper one with the "
+       "chance that makes the expected strength the one asked (bots/strength.py), drawn from the seed and the "
+       "position: same seed, same answer. Not with `level`, `iterations` or `time_ms`.")
+
 Seed = Annotated[
     int,
     Field(ge=0, le=(1 << 63) - 1, description="Seed of the search or game; same seed and inputs give the same answer."),
@@ -93,6 +98,7 @@ class SuggestRequest(Request):
         str | None,
         Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$", description="A level name from GET /levels."),
     ] = None
+    elo: Annotated[float | None, Field(allow_inf_nan=False, description=ELO)] = None
     iterations: Annotated[
         int | None, Field(ge=1, le=100_000_000, description="Budget in search iterations (overrides the level's).")
     ] = None
@@ -259,6 +265,8 @@ class SuggestResult(Response):
     elapsed_ms: float
     seed: int
     level: str | None = None
+    elo: float | None = Field(None, description="The Elo asked (`level`: the level drawn to search this decision); "
+                              "absent when the request named a level.")
     compiled: bool
     parts: int = 1
     truncated: bool | None = Field(
@@ -338,6 +346,7 @@ class JobPart(Response):
 
 class JobRequestEcho(Response):
     level: str | None = None
+    elo: float | None = None
     iterations: int | None = None
     time_ms: int | None = None
     seed: int
@@ -498,9 +507,17 @@ class Level(Response):
     )
 
 
+class EloRange(Response):
+    min: float = Field(description="The weakest level's Elo.")
+    max: float = Field(description="The strongest level's Elo.")
+
+
 class LevelsResponse(Response):
     levels: list[Level]
-    default: str | None = None
+    default: str | None = Field(None, description="The level a request without a level or a budget is "
+                                "answered by (marked `default: true` among the levels).")
+    elo: EloRange | None = Field(None, description="The range of `elo` a /suggest request may ask for; null on "
+                                 "a ladder with fewer than two measured levels.")
 
 
 class CardFile(Response):

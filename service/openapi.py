@@ -314,7 +314,10 @@ def _served_spec() -> dict[str, Any]:
     spec = build_spec(limits=server_limits(cfg), levels=list(level_names()),
                       api_keys=bool(current_app.extensions.get("kashgar_keys")))
     budgets = {name: level_budget(name) for name in level_names()}
-    openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level))
+    from bots.strength import ladder
+
+    openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level),
+                                [(lv.name, float(lv.elo or 0.0)) for lv in ladder()])
     openapi_rules.bound_table(spec["components"]["schemas"], cfg, budgets)
     openapi_rules.bound_reviews(spec["components"]["schemas"], list(budgets))
     return spec

@@ -83,9 +83,29 @@ def bound_table(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple
 
 
 def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]],
-                  default_level: str | None) -> None:
+                  default_level: str | None, ladder: list[tuple[str, float]] | None = None) -> None:
     """SuggestRequest: the levels whose own budget this server serves, in any mode and in mode
-    sync; an explicit budget in mode sync within the synchronous limits."""
+    sync; an explicit budget in mode sync within the synchronous limits; an `elo` within the
+    range of `ladder` (its levels with a measured Elo, weakest first), without a level or a budget,
+    and, in each mode, up to the Elo of the last level from the weakest up whose budget it serves."""
+    rungs = ladder or []
+    elo = schemas["SuggestRequest"]["properties"]["elo"]
+    for branch in elo.get("anyOf", []):
+        if branch.get("type") == "number":
+            if len(rungs) >= 2:
+                branch.update(minimum=rungs[0][1], maximum=rungs[-1][1])
+            else:  # no range: no elo
+                branch.update(minimum=1, maximum=0)
+    alone = {"properties": {k: {"type": "null"} for k in ("level", "iterations", "time_ms")}}
+    no_elo = {"anyOf": [{"not": {"required": ["elo"]}}, {"properties": {"elo": {"type": "null"}}}]}
+
+    def elo_within(iterations: int, ms: int) -> list[dict[str, Any]]:
+        fits = 0
+        while fits < len(rungs) and within(budgets.get(rungs[fits][0], (None, None)), iterations, ms):
+            fits += 1
+        if fits < 2:
+            return []
+        return [{"required": ["elo"], "properties": {"elo": {"type": "number", "maximum": rungs[fits - 1][1]}}}]
 
     def within(budget: tuple[int | None, int | None], iterations: int, ms: int) -> bool:
         return (budget[0] or 0) <= iterations and (budget[1] or 0) <= ms
@@ -97,14 +117,16 @@ def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tup
         given = {"not": {"type": "null"}}  # a budget sent as null is none: the level's then
         level = {"anyOf": [{"required": ["iterations"], "properties": {"iterations": given}},
                            {"required": ["time_ms"], "properties": {"time_ms": given}},
-                           {"required": ["level"], "properties": {"level": {"enum": names}}}]}
-        if default_level in names:
-            level["anyOf"].append({"not": {"required": ["level"]}})
+                           {"required": ["level"], "properties": {"level": {"enum": names}}},
+                           *elo_within(iterations, ms)]}
+        if default_level in names:  # neither a level nor an elo: the default level
+            level["anyOf"].append({"allOf": [{"not": {"required": ["level"]}}, no_elo]})
         return level
 
     sync_budget = {"properties": {"iterations": {"maximum": settings.sync_max_iterations},
                                   "time_ms": {"maximum": settings.sync_max_ms}}}
     schemas["SuggestRequest"]["allOf"] = [
+        {"anyOf": [no_elo, alone]},  # an elo comes without a level or a budget
         levels_within(settings.max_iterations, settings.max_ms),
         {"anyOf": [{"properties": {"mode": {"enum": ["async", "auto"]}}},
                    {"allOf": [sync_budget, levels_within(settings.sync_max_iterations, settings.sync_max_ms)]}]},

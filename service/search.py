@@ -35,6 +35,7 @@ class SearchSpec:
     seed: int
     parallel: int  # the parts the search is split into (`plan`); the answer says how many it merged: `parts`
     cards: str = ""  # the sha256 of the card data the request was read with ("": not checked)
+    elo: float | None = None  # the strength asked (service/strength.py): `level` was drawn for it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,7 +43,7 @@ class SearchSpec:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SearchSpec:
         return cls(**{k: d[k] for k in ("state", "level", "iterations", "time_ms", "seed", "parallel")},
-                   cards=str(d.get("cards", "")))
+                   cards=str(d.get("cards", "")), elo=d.get("elo"))
 
 
 @dataclass(frozen=True)

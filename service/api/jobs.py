@@ -68,7 +68,7 @@ def request_of(spec: dict[str, Any]) -> dict[str, Any]:
     if kind_of(spec).name == "review":
         return {"level": spec.get("level"), "seats": spec.get("seats"), "seed": spec.get("seed"),
                 "moves": len(spec.get("moves", []))}
-    return {k: spec.get(k) for k in ("level", "iterations", "time_ms", "seed", "parallel")}
+    return {k: spec.get(k) for k in ("level", "elo", "iterations", "time_ms", "seed", "parallel")}
 
 
 def _load(job_id: str) -> Record:

@@ -11,7 +11,7 @@ from flask import Blueprint, Response, jsonify
 import engine_ext
 from bots.position import Position
 
-from .. import admission, clients, idempotency, levels, metrics, search, states
+from .. import admission, clients, idempotency, levels, metrics, search, states, strength
 from ..config import Settings
 from ..errors import APIError, join_pointer
 from ..models import ErrorBody, JobAccepted, SuggestRequest, SuggestResponse
@@ -42,7 +42,10 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
     out-of-range budgets, impossible states, hidden choices and games that are over. `backend` and `workers`
     (how many run a job's parts, when known): the job queue's, for an async search's parts."""
     names = levels.level_names()
-    level = req.level
+    level, position = req.level, None
+    if req.elo is not None:  # the level that searches this decision, drawn (service/strength.py)
+        level, position = strength.elo_position(req.elo, req.level, req.iterations is not None
+                                                or req.time_ms is not None, req.state, req.seed)
     if level is not None and level not in names:
         raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", "/level")
     if level is None and req.iterations is None and req.time_ms is None:
@@ -82,6 +85,8 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
             if req.time_ms is not None
             else "iterations"
             if req.iterations is not None
+            else "elo"
+            if req.elo is not None
             else "level"
         )
         limit = f"{cfg.sync_max_iterations} iterations and {cfg.sync_max_ms} ms"
@@ -95,7 +100,7 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
         mode = "sync" if fits_sync else "async"
     # A job must not be queued for a state the search would reject, nor a search run on a view
     # whose player to move chooses among cards the view does not show.
-    position = states.position_of(req.state, level, "/state")
+    position = position or states.position_of(req.state, level, "/state")
     parallel = req.parallel
     if parallel is None:
         # an async time budget: its parts run side by side, as many as there are RQ workers to run them
@@ -103,7 +108,7 @@ def resolve(req: SuggestRequest, cfg: Settings, backend: str,
         parallel = search.default_parallel(iterations, time_ms, cfg, mode == "async", backend, running)
     spec = search.SearchSpec(
         state=req.state, level=level, iterations=iterations, time_ms=time_ms, seed=req.seed, parallel=parallel,
-        cards=position.game.engine.data.sha256,
+        cards=position.game.engine.data.sha256, elo=req.elo,
     )
     return spec, mode, position
 
@@ -159,7 +164,8 @@ def search_now(spec: search.SearchSpec, position: Position, timeout_ms: int | No
     """A synchronous search's answer (every part in this process); 422 for a state the search
     rejects. `kashgar engine` answers with it too."""
     try:
-        return search.run_sync(spec, timeout_ms=timeout_ms, position=position)
+        answer = search.run_sync(spec, timeout_ms=timeout_ms, position=position)
+        return answer if spec.elo is None else {**answer, "elo": spec.elo}
     except engine_ext.StateError as exc:
         raise states.state_error(exc, "/state") from None
     except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError) as exc:

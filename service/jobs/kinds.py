@@ -40,7 +40,8 @@ def _search_part(spec: dict[str, Any], index: int, progress: Progress, should_st
 
 
 def _search_combine(spec: dict[str, Any], results: list[dict[str, Any]]) -> dict[str, Any]:
-    return search.combine(search.SearchSpec.from_dict(spec), results)
+    answer = search.combine(search.SearchSpec.from_dict(spec), results)
+    return answer if spec.get("elo") is None else {**answer, "elo": spec["elo"]}
 
 
 def _search_progress(rec: dict[str, Any]) -> dict[str, Any]:

@@ -152,6 +152,9 @@ def test_the_engine_answers_as_the_http_api(eng: EngineProcess, http: FlaskClien
                       ("/suggest", {"state": full, "iterations": 300, "seed": 5, "parallel": 2}),
                       ("/suggest", {"state": full, "iterations": 0}),
                       ("/suggest", {"state": full, "level": "bogus"}),
+                      ("/suggest", {"state": full, "elo": 530, "seed": 5}),
+                      ("/suggest", {"state": full, "elo": 5000}),
+                      ("/suggest", {"state": full, "elo": 530, "level": "club"}),
                       ("/apply", {"state": {**full, "turn": "x"}, "decision": "c0:a"}),
                       ("/games", {"players": 9})):
         over_http = http.post(path, json=req)
