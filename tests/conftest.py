@@ -55,3 +55,4 @@ def _served_levels_read_afresh() -> Iterator[None]:
     served = sys.modules.get("service.levels")
     if served is not None:
         served.levels.cache_clear()
+

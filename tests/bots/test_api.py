@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def test_eight_levels_with_a_monotone_rating() -> None:
 
 
 def test_level_file_round_trip(tmp_path: Path) -> None:
-    levels = load_levels()
+    levels = [dataclasses.replace(lv) for lv in load_levels()]  # copies: the process keeps the file's levels
     levels[2].elo = 123.4
     text = dump_levels(levels, "header line")
     p = tmp_path / "levels.toml"
