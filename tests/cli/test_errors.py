@@ -467,3 +467,13 @@ def test_ctrl_c_while_the_command_loads_is_one_line_and_status_130() -> None:
     other = subprocess.run([sys.executable, "-c", loading.format(argv0="my-program")],
                            capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_at_a_terminal)
     assert other.returncode == -signal.SIGINT and "KeyboardInterrupt" in other.stderr
+
+
+def test_train_without_its_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """scikit-learn is in the `train` extra, not the base install: `kashgar train` says which to install."""
+    monkeypatch.setitem(sys.modules, "sklearn", None)  # as after `pip install -e .` alone
+    code = main(["train", "--quiet"])
+    err = capsys.readouterr().err
+    assert code != 0 and "Traceback" not in err
+    assert err.strip().splitlines()[-1] == "kashgar train: error: kashgar train needs scikit-learn: pip install -e '.[train]'"
