@@ -476,4 +476,5 @@ def test_train_without_its_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch
     code = main(["train", "--quiet"])
     err = capsys.readouterr().err
     assert code != 0 and "Traceback" not in err
-    assert err.strip().splitlines()[-1] == "kashgar train: error: kashgar train needs scikit-learn: pip install -e '.[train]'"
+    said = "kashgar train: error: kashgar train needs scikit-learn: pip install -e '.[train]'"
+    assert err.strip().splitlines()[-1] == said
