@@ -189,10 +189,12 @@ def run_worker(settings: Settings, *, name: str | None = None, burst: bool = Fal
                 attempt += 1
                 if burst:
                     raise
-                log.warning("Redis unreachable (%s); waiting for it", exc)
                 # RQ's signal handlers stay installed after work() returns; while we wait, SIGTERM
                 # and SIGINT must end the wait, not be noted for a job loop that is not running.
+                # Installed before the line that says the worker waits: a supervisor (or a test)
+                # that reads it and stops the worker at once finds the wait's handlers in place.
                 _stop_on_signals(shutdown)
+                log.warning("Redis unreachable (%s); waiting for it", exc)
                 if not wait_for_redis(connection, reconnect_timeout, shutdown):
                     if shutdown.is_set():
                         log.info("stopped by a signal while waiting for Redis")
