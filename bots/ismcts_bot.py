@@ -81,6 +81,8 @@ class ISMCTSConfig:
     policy_temp: float = 0.0      # with a policy: 0 = its best decision; > 0 = sampled by softmax(score / T)
     prior: float = 0.0            # with a policy: > 0 = PUCT-style selection, the policy's softmax the prior
                                   # and this its constant (bots/ismcts.py); 0 = UCB with availability
+    policy_below: int = 1         # with a policy: 1 = it plays the choices below the root; 0 = they stay
+                                  # greedy and the policy is only the root's prior (needs prior > 0)
     temperature: float = 0.0      # final choice: 0 = most visited; > 0 = sampled over visits ** (1/T)
     margin: float = 0.0           # final choice when sampled: only among the most visited and the moves
                                   # whose mean reward is at most this many log-odds below its (0: all moves)
@@ -109,6 +111,8 @@ class ISMCTSConfig:
             ("policy_temp", number(self.policy_temp) and self.policy_temp >= 0, "a number >= 0"),
             ("prior", number(self.prior) and self.prior >= 0 and (self.prior == 0 or self.policy != ""),
              "a number >= 0, and 0 without a policy"),
+            ("policy_below", whole(self.policy_below) and self.policy_below in (0, 1)
+             and (self.policy_below == 1 or self.prior > 0), "0 or 1, and 1 unless prior > 0"),
             ("evaluator", self.evaluator in EVALUATORS, f"one of {', '.join(EVALUATORS)}"),
             ("weights", isinstance(self.weights, str), "a file name"),
             ("temperature", number(self.temperature) and self.temperature >= 0, "a number >= 0"),
@@ -177,7 +181,7 @@ def search_game(value: ValueFunction, st: CoreState, cfg: ISMCTSConfig, mixin: t
                              "default or learned, on an engine state)")
         from bots.policy import set_policy  # late: the model file is read only by levels that use it
 
-        set_policy(out, cfg.policy, cfg.policy_temp)
+        set_policy(out, cfg.policy, cfg.policy_temp, bool(cfg.policy_below))
     return out
 
 

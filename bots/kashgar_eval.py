@@ -99,6 +99,7 @@ class KashgarSearchGame(SearchGame):
         self.ps = self._ps
         self.npol = 0  # 0: no policy (the greedy choices); else the policy's inputs
         self.ptemp = 0.0  # 0: the policy's best decision; > 0: sampled by softmax(score / ptemp)
+        self.pbelow = 1  # 1: the policy plays the choices below the root; 0: it is only the root's prior
         self._load_layout()
         self.set_weights(weights, rollout_weights)
 
@@ -307,7 +308,7 @@ class KashgarSearchGame(SearchGame):
         highest (ties broken at random), tried on the scratch state; with a learned policy set
         (`set_policy`), the policy's choice instead."""
         i = 0
-        if self.npol > 0:
+        if self.npol > 0 and self.pbelow:
             return self._policy_choice(d, n, rng)
         best = 0
         ties = 0
@@ -628,11 +629,12 @@ class KashgarSearchGame(SearchGame):
 
     # ---- the learned policy: a linear softmax over each decision's input ----------------------
 
-    def set_policy(self, weights: Any, temperature: float = 0.0) -> None:
-        """The learned policy (`bots.policy`): one weight per input of `policy_features`; the
-        mover's choices below the root (the continuation and the rollout's greedy steps) are then
-        the decision of the highest score (`temperature` 0) or sampled by softmax(score /
-        temperature). Empty `weights`: no policy, the greedy choices."""
+    def set_policy(self, weights: Any, temperature: float = 0.0, below: bool = True) -> None:
+        """The learned policy (`bots.policy`): one weight per input of `policy_features`; with
+        `below`, the mover's choices below the root (the continuation and the rollout's greedy
+        steps) are then the decision of the highest score (`temperature` 0) or sampled by
+        softmax(score / temperature); without, they stay greedy and the policy only gives the
+        root's priors (`priors`). Empty `weights`: no policy, the greedy choices."""
         i = 0
         if len(weights) == 0:
             self.npol = 0
@@ -645,6 +647,7 @@ class KashgarSearchGame(SearchGame):
             self.pw[i] = weights[i]
         self.npol = len(weights)
         self.ptemp = temperature
+        self.pbelow = 1 if below else 0
 
     def _policy_before(self, d: Any, me: int, t: float) -> None:
         """Stage the mover's block of `d` (before its decision) at `blk[POL_OFF:]`, and its greedy

@@ -36,6 +36,7 @@ cdef class KashgarSearchGame(SearchGame):
     cdef public double[::1] ps
     cdef public int npol
     cdef public double ptemp
+    cdef public int pbelow
 
     cpdef _load_layout(self)
 
@@ -116,7 +117,7 @@ cdef class KashgarSearchGame(SearchGame):
     cpdef list leaf_rewards(self, CState d)
 
     @cython.locals(i=int)
-    cpdef set_policy(self, object weights, double temperature=*)
+    cpdef set_policy(self, object weights, double temperature=*, bint below=*)
 
     @cython.locals(q=int)
     cdef void _policy_before(self, CState d, int me, double t)

@@ -8,7 +8,8 @@ mover's greedy value and of the other seats' summed, the decision's kind and a s
 whether the mover's turn goes on) and scores it, the dot product with the weights, in C. With a
 policy set (`ISMCTSConfig.policy`), the choices the search made greedily below the root (the other
 seats' turns and the searcher's own decisions within a turn, and the rollout's greedy steps) are
-the policy's: the highest score, or sampled by softmax(score / `policy_temp`). Serving needs
+the policy's: the highest score, or sampled by softmax(score / `policy_temp`); with `policy_below`
+0 they stay greedy and the policy gives only the root's PUCT prior (`prior`). Serving needs
 neither scikit-learn nor numpy: the model is one JSON file (`bots/data/policy_model.json`) of the
 feature names, the weights and how it was made, read once per process.
 """
@@ -62,7 +63,8 @@ def load_policy(path: str) -> array.array:  # type: ignore[type-arg]
     return array.array("d", (float(w) for w in weights))
 
 
-def set_policy(game: Any, name: str, temperature: float) -> None:
-    """Give the compiled search game `game` the policy that `policy = name` names (none for "")."""
+def set_policy(game: Any, name: str, temperature: float, below: bool = True) -> None:
+    """Give the compiled search game `game` the policy that `policy = name` names (none for ""):
+    `below`, it plays the choices below the root; else only the root's priors come from it."""
     if name:
-        game.set_policy(load_policy(str(policy_file(name))), temperature)
+        game.set_policy(load_policy(str(policy_file(name))), temperature, below)

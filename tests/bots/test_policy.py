@@ -117,6 +117,22 @@ def test_the_prior_expands_the_policys_first_choice_first(tmp_path: Path, engine
     assert stats(spec, st) == stats(spec, st)
 
 
+def test_a_policy_only_at_the_root_leaves_the_continuation_greedy(tmp_path: Path, engine: Any) -> None:
+    contrary = write_policy(tmp_path / "contrary.json", {"change.greedy_value": -1.0})
+    st = engine.new_game(2, seed=2).state
+    from bots import build_for
+
+    rng = build_for(st).search.Rng
+    plain = master_game(st)
+    root_only = master_game(st, policy=contrary, prior=1.0, policy_below=0)
+    assert [root_only.greedy_choice(st, rng(k)) for k in range(5)] == [plain.greedy_choice(st, rng(k)) for k in range(5)]
+    assert root_only.policy_scores(st) == master_game(st, policy=contrary).policy_scores(st)  # the prior's
+    spec = f"level:master:iterations=300,policy={contrary},prior=1.0"
+    assert stats(spec + ",policy_below=0", st) not in (stats(spec, st), stats("level:master:iterations=300", st))
+    with pytest.raises(ValueError, match="policy_below"):
+        ISMCTSConfig(policy="learned", policy_below=0)  # no prior: the policy would do nothing
+
+
 def test_the_policy_trains_on_a_tiny_data_set(tmp_path: Path) -> None:
     pytest.importorskip("scipy", reason="the train extra (pip install -e '.[train]')")
     from lab.policy import decisions, fit, model_document, train
