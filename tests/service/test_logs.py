@@ -97,12 +97,15 @@ def test_waiting_lines_are_written_once_enough_wait_and_at_a_flush(monkeypatch: 
     assert [x["n"] for x in lines(out)] == [1, 2, 3]
 
 
-def test_a_forked_process_starts_with_no_line_waiting(captured: tuple[io.StringIO, logs.JsonLines]) -> None:
+def test_a_forked_process_starts_with_no_line_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     """gunicorn forks its web processes from the master: a line waiting there is the master's to
     write, not written again by each worker."""
     import os
 
-    out, handler = captured
+    # on no logger and with a long delay: no other line (a job thread's, say) nor the timer on a
+    # loaded machine writes the waiting line while the test looks
+    handler = logs.JsonLines(io.StringIO())
+    monkeypatch.setattr(logs.JsonLines, "DELAY_S", 60.0)
     handler.batch('{"n": "a line of the parent"}')
     read, write = os.pipe()
     pid = os.fork()
