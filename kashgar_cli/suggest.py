@@ -21,6 +21,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("state", help="state JSON file ('-' = stdin)")
     p.add_argument("--level", default=None, help="a level (see `GET /levels`; default: the default level)")
+    p.add_argument("--elo", type=float, default=None,
+                   help="a strength on the ladder instead of a level (`GET /levels` gives the range): the "
+                   "decision is searched by one of the two levels around it, drawn from the seed")
     p.add_argument("--iterations", type=int, default=None, help="budget in iterations (overrides the level's)")
     p.add_argument("--time-ms", type=int, default=None, help="budget in milliseconds (overrides the level's)")
     p.add_argument("--seed", type=int, default=0)
@@ -49,6 +52,21 @@ def check_budget(args: argparse.Namespace) -> None:
             raise CliError(f"argument {option}: want 1..{cap}, not {value}")
 
 
+def elo_position(args: argparse.Namespace, doc: Any) -> Any:
+    """The position of `doc` for the level drawn at `--elo`, as POST /suggest draws it; the
+    service's refusals (a level or a budget beside it, out of the ladder's range) as CLI errors."""
+    from service import strength
+    from service.errors import APIError
+
+    try:
+        return strength.elo_position(args.elo, args.level, args.iterations is not None or args.time_ms is not None,
+                                     doc, args.seed)[1]
+    except APIError as exc:
+        option = {"/elo": "--elo"}.get(exc.pointer, exc.pointer)
+        raise CliError(f"argument {option}: {exc.message}" if option == "--elo"
+                       else f"not a valid state at {exc.pointer or '/'}: {exc.message}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     import engine_ext
     from bots.suggest import Budget, Position, search
@@ -64,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.seed < engine_ext.SEEDS:
         raise CliError(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {args.seed}")
     try:
-        position = Position.of(engine_ext.from_json(doc), args.level)
+        if args.elo is None:
+            position = Position.of(engine_ext.from_json(doc), args.level)
+        else:
+            position = elo_position(args, doc)
         found = search(position, Budget(args.iterations, args.time_ms, args.seed), workers=args.workers)
     except engine_ext.StateError as exc:
         raise CliError(f"not a valid state at {exc.pointer or '/'}: {exc.message}") from None
@@ -73,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     answer = describe_answer(found, position.game)
+    if args.elo is not None:
+        answer["elo"] = args.elo
     if args.json:
         print(json.dumps(answer, indent=2))
         return 0

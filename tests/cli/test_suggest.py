@@ -47,3 +47,23 @@ def test_bad_files_are_clear_errors(tmp_path: Path, capsys: pytest.CaptureFixtur
         bad.write_text(text)
         assert main.main(["suggest", str(bad)]) == 2
         assert "not JSON" in capsys.readouterr().err
+
+
+def test_an_elo_gets_the_answer_the_service_gives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    view = engine_ext.new_game(players=2, seed=6).to_json(observer=0)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(view))
+    client = create_app({"TESTING": True, "log_level": "WARNING"}).test_client()
+    drawn = set()
+    for seed in range(6):  # the level drawn at 530 is one of the two around it, as the service draws it
+        assert main.main(["suggest", str(path), "--elo", "530", "--seed", str(seed), "--json"]) == 0
+        cli = json.loads(capsys.readouterr().out)
+        http = client.post("/suggest", json={"state": view, "elo": 530, "seed": seed}).get_json()
+        assert cli["elo"] == http["elo"] == 530 and cli["level"] == http["level"]
+        assert cli["decision_text"] == http["decision_text"]
+        drawn.add(cli["level"])
+    assert len(drawn) == 2
+    for extra, said in ((["--elo", "99999"], "--elo"), (["--elo", "530", "--level", "club"], "not both"),
+                        (["--elo", "530", "--iterations", "50"], "budget")):
+        assert main.main(["suggest", str(path), *extra]) == 2
+        assert said in capsys.readouterr().err
