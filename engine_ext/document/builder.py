@@ -15,17 +15,23 @@ PERSON_DECKS = ("patriarch", "start", "standard", "special", "additional")
 STD_DECKS = ("standard", "additional")
 
 
+#: (seed, lengths of the lists shuffled up to this one) -> the order that shuffle gives
+_ORDERS: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+_ORDERS_MAX = 4096
+
+
 class Builder:
     """Places every card of a document into the core's array, checking that they add up. `core` is
     the interpreted core's state over that array (`array.state_over`), whose rules place them."""
 
     def __init__(self, data: CardData, counts: dict[int, int], seed: int = 1) -> None:
         self.data = data
-        self.shuffler = random.Random(seed)
+        self.seed = seed
+        self._lengths: tuple[int, ...] = ()  # of the lists shuffled so far
+        self._live: random.Random | None = None  # the stream of shuffles, once one was not known
         self.d = [0] * L.D_SIZE
         self.core = state_over(self.d, data)
-        for card in range(L.NCARDS):  # no card follows one outside a caravan, as play leaves it
-            self.d[L.O_NXT + card] = -1
+        self.d[L.O_NXT:L.O_NXT + L.NCARDS] = [-1] * L.NCARDS  # no card follows one outside a caravan
         self.pool: dict[int, list[int]] = {}
         for kind, ids in data.ids_by_kind.items():
             k = data.kinds[kind]
@@ -35,6 +41,27 @@ class Builder:
                 self.d[L.O_LOC + card] = L.L_UNUSED
         self.contracts_left = set(range(L.NCON))
         self.dealt: list[tuple[str, str]] = []  # (deck, pointer) of each Patriarch and Start card placed
+
+    def shuffle(self, cards: list[int]) -> None:
+        """Shuffle `cards` in place as the k-th `random.Random(seed).shuffle` of this document's
+        lists would. How a shuffle moves a list depends only on the seed and the lengths of the
+        lists shuffled before it, so the order is looked up (`_ORDERS`): a view's seed is always
+        1, so its shuffles cost a lookup and not a draw per card."""
+        self._lengths += (len(cards),)
+        key = (self.seed, self._lengths)
+        order = _ORDERS.get(key)
+        if order is None or self._live is not None:
+            if self._live is None:  # replay the shuffles before this one
+                self._live = random.Random(self.seed)
+                for n in self._lengths[:-1]:
+                    self._live.shuffle(list(range(n)))
+            drawn = list(range(len(cards)))
+            self._live.shuffle(drawn)
+            if order is None:
+                if len(_ORDERS) >= _ORDERS_MAX:
+                    _ORDERS.clear()
+                _ORDERS[key] = order = drawn
+        cards[:] = [cards[i] for i in order]
 
     def card(self, slug: Any, pointer: str, allowed: tuple[str, ...]) -> tuple[int, int]:
         """An instance id for a card named in the document, and whether it is turned."""
@@ -64,9 +91,14 @@ class Builder:
         return c
 
     def leftovers(self, decks: tuple[str, ...]) -> list[int]:
-        out = []
+        """The cards of `decks` not placed yet, by kind then id (ids rise with the kind: each
+        pool is in id order)."""
+        kinds = self.data.kinds
+        return [card for kind in sorted(self.pool) if kinds[kind].deck in decks for card in self.pool[kind]]
+
+    def clear_pools(self, decks: tuple[str, ...]) -> None:
+        """Every card of `decks` is placed: their pools are empty."""
         for kind, ids in self.pool.items():
             if self.data.kinds[kind].deck in decks:
-                out.extend(ids)
-        return sorted(out, key=lambda card: (self.data.card_kind[card], card))
+                ids.clear()
 

@@ -251,7 +251,7 @@ def _load_person_deck(b: Builder, spec: Any, name: str, observer: int | None, hi
     bit = 1 << observer if observer is not None and name == "special" else 0
     known, count = _read_deck(spec, pointer, lambda x, ptr: b.card(x, ptr, decks)[0], d, L.O_KNOWN, bit)
     rest = b.leftovers(decks)
-    b.shuffler.shuffle(rest)  # the part of the deck the document leaves out is shuffled
+    b.shuffle(rest)  # the part of the deck the document leaves out is shuffled
     # cards drawn mid-turn that the document does not name come from the unseen pool
     for i in range(hidden_limbo):
         if not rest:
@@ -271,12 +271,19 @@ def _load_person_deck(b: Builder, spec: Any, name: str, observer: int | None, hi
                                   f"{len(known) + len(rest)} cards, not {count}")
     if count > cap:
         raise StateError(pointer, f"the {name} deck holds at most {cap} cards")
-    for i in range(count):
-        card = known[i] if i in known else rest.pop(0)
-        if i not in known:
-            b.pool[b.data.card_kind[card]].remove(card)
-        L.deck_put_under(d, deck, card)
-        d[L.O_LOC + card] = loc
+    # every card left goes into the deck (the counts add up): the pools of its cards empty at once
+    _fill_deck(d, deck, [known[i] if i in known else rest.pop() for i in range(count - 1, -1, -1)][::-1],
+               L.O_LOC, loc)
+    b.clear_pools(decks)
+
+
+def _fill_deck(d: list[int], deck: int, cards: list[int], loc_off: int, loc: int) -> None:
+    """Put `cards`, first on top, under `deck` (as `core.deck_put_under` one by one), each at `loc`."""
+    off, mask, start = L.DECK_OFF[deck], L.DECK_MASK[deck], d[L.DECK_TOP[deck]] + d[L.DECK_N[deck]]
+    for j, card in enumerate(cards):
+        d[off + ((start + j) & mask)] = card
+        d[loc_off + card] = loc
+    d[L.DECK_N[deck]] += len(cards)
 
 
 def _load_contract_deck(b: Builder, spec: Any, observer: int | None, hidden_limbo: int) -> None:
@@ -285,7 +292,7 @@ def _load_contract_deck(b: Builder, spec: Any, observer: int | None, hidden_limb
     bit = 1 << observer if observer is not None else 0
     known, count = _read_deck(spec, pointer, b.contract, d, L.O_CKNOWN, bit)
     rest = sorted(b.contracts_left)
-    b.shuffler.shuffle(rest)
+    b.shuffle(rest)
     for i in range(hidden_limbo):
         if not rest:
             raise StateError("/pending/drawn", "more drawn contracts than the deck could hold")
@@ -298,11 +305,9 @@ def _load_contract_deck(b: Builder, spec: Any, observer: int | None, hidden_limb
         count = len(known) + len(rest)
     if count != len(known) + len(rest) or (known and max(known) >= count):
         raise _contract_count_error(b, spec, known, rest, count)
-    for i in range(count):
-        con = known[i] if i in known else rest.pop(0)
-        b.contracts_left.discard(con)
-        L.deck_put_under(d, L.DECK_CONTRACT, con)
-        d[L.O_CLOC + con] = L.CL_DECK
+    _fill_deck(d, L.DECK_CONTRACT, [known[i] if i in known else rest.pop() for i in range(count - 1, -1, -1)][::-1],
+               L.O_CLOC, L.CL_DECK)
+    b.contracts_left.clear()
 
 
 def _contract_count_error(b: Builder, spec: Any, known: dict[int, int], rest: list[int], count: int) -> StateError:

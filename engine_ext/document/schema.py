@@ -12,6 +12,11 @@ from typing import Any, TypeGuard
 
 import jsonschema
 import jsonschema_rs
+
+try:  # the size of a document, written ten times faster (a run-time dependency; json does without)
+    import orjson
+except ImportError:  # pragma: no cover - installed with the project
+    orjson = None  # type: ignore[assignment]
 from jsonschema.exceptions import best_match
 
 from engine_ext import core as L
@@ -169,13 +174,21 @@ def _not_json(doc: Any) -> StateError:
     return StateError("", "not a JSON document")
 
 
+def _size(doc: Any) -> int:
+    """The length of `doc` as compact JSON; StateError (`_not_json`) when it is no JSON document."""
+    try:
+        return len(json.dumps(doc, separators=(",", ":")))
+    except (TypeError, ValueError, RecursionError):
+        raise _not_json(doc) from None
+
+
 def validate_schema(doc: Any) -> None:
     if not isinstance(doc, dict):
         raise StateError("", "a state is a JSON object")
     try:
-        size = len(json.dumps(doc, separators=(",", ":")))
-    except (TypeError, ValueError, RecursionError):
-        raise _not_json(doc) from None
+        size = len(orjson.dumps(doc)) if orjson is not None else _size(doc)
+    except (TypeError, ValueError, RecursionError):  # orjson.JSONEncodeError is a TypeError
+        size = _size(doc)  # what orjson refuses and json writes (an integer above 64 bits, NaN)
     if size > MAX_DOC_BYTES:
         raise StateError("", f"the state document is larger than {MAX_DOC_BYTES} bytes ({size}; a real state "
                              "is a few KB)")
