@@ -125,7 +125,8 @@ def test_a_policy_only_at_the_root_leaves_the_continuation_greedy(tmp_path: Path
     rng = build_for(st).search.Rng
     plain = master_game(st)
     root_only = master_game(st, policy=contrary, prior=1.0, policy_below=0)
-    assert [root_only.greedy_choice(st, rng(k)) for k in range(5)] == [plain.greedy_choice(st, rng(k)) for k in range(5)]
+    greedy = [plain.greedy_choice(st, rng(k)) for k in range(5)]
+    assert [root_only.greedy_choice(st, rng(k)) for k in range(5)] == greedy
     assert root_only.policy_scores(st) == master_game(st, policy=contrary).policy_scores(st)  # the prior's
     spec = f"level:master:iterations=300,policy={contrary},prior=1.0"
     assert stats(spec + ",policy_below=0", st) not in (stats(spec, st), stats("level:master:iterations=300", st))
