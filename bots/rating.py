@@ -3,9 +3,10 @@
 The model. Each game the person played is one result against each other seat: 1 where the person
 finished above that seat, 0 where below, 1/2 where level (the winner, tie-break included, finishes
 above every other seat; the other seats are placed by VP). A bot seat's Elo is its level's
-measured `elo` (the level file, `bots/data/levels.toml`: novice 0 to master 1033). The person's
-Elo `r` scores `s` against a seat of Elo `e` with the logistic Elo model, as the ladder was
-measured:
+measured `elo` (the level file, `bots/data/levels.toml`: novice 0 to master 1033), or N for a seat
+of level `elo:N` (a bot that played at Elo N, the two levels around it mixed: `bots/strength.py`).
+The person's Elo `r` scores `s` against a seat of Elo `e` with the logistic Elo model, as the
+ladder was measured:
 
     P(the person finishes above the seat) = 1 / (1 + 10 ** (-(r - e) / 400))
 
@@ -27,8 +28,9 @@ games, above mostly by the prior).
 
 * `rate(games, prior_mean=..., prior_sd=350)` -> `Rating` (`elo`, `low`, `high`, `games`).
 * `Game`: the Elo of each other seat and the person's score against it; `game_of_result` makes one
-  from the seats' levels (None: the person), their VP and the winner, `game_of_record` from a game
-  record (`engine_ext.record`), both raising `RatingError` naming the field at fault.
+  from the seats' levels (None: the person; `elo:N`: a bot at Elo N), their VP and the winner,
+  `game_of_record` from a game record (`engine_ext.record`), both raising `RatingError` naming the
+  field at fault.
 * `ladder(levels)`: the level name -> Elo of the levels that have one; `ladder_middle`;
   `nearest_level`.
 """
@@ -39,6 +41,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from bots.strength import elo_of_spec
 
 #: Elo points per factor of 10 in the odds (the logistic Elo scale the ladder is measured on).
 ELO_SCALE = 400.0
@@ -252,8 +256,16 @@ def pairwise_scores(vp: Sequence[int | float], winner: int | None, seat: int) ->
 
 
 def _elo_of(level: Any, elos: Mapping[str, float], pointer: str) -> float:
+    """A bot seat's Elo: its level's on the ladder, or N of `elo:N` (a bot that played at Elo N:
+    `bots.strength`)."""
     if not isinstance(level, str):
-        raise RatingError(f"a bot seat's level is a level name, not {level!r}", pointer)
+        raise RatingError(f"a bot seat's level is a level name or elo:N, not {level!r}", pointer)
+    try:
+        elo = elo_of_spec(level)
+    except ValueError as exc:
+        raise RatingError(str(exc), pointer) from None
+    if elo is not None:
+        return elo
     if level not in elos:
         known = ", ".join(f"{n} ({e:.0f})" for n, e in sorted(elos.items(), key=lambda kv: kv[1]))
         raise RatingError(f"level {level!r} has no measured Elo on this ladder; levels: {known}", pointer)
@@ -263,8 +275,8 @@ def _elo_of(level: Any, elos: Mapping[str, float], pointer: str) -> float:
 def game_of_result(levels: Sequence[str | None], vp: Sequence[int | float], winner: int | None,
                    elos: Mapping[str, float], levels_at: str = "/levels", vp_at: str = "/vp",
                    winner_at: str = "/winner") -> Game:
-    """The game of a result: each seat's level (None: the person's, exactly one), each seat's VP and
-    the winner (None: the most VP, level VP a draw); RatingError naming the field."""
+    """The game of a result: each seat's level (None: the person's, exactly one; `elo:N`: a bot at
+    Elo N), each seat's VP and the winner (None: the most VP, level VP a draw); RatingError naming the field."""
     if not 2 <= len(levels) <= 4:
         raise RatingError(f"a game has 2 to 4 seats, not {len(levels)}", levels_at)
     people = [i for i, lv in enumerate(levels) if lv is None]
@@ -303,7 +315,7 @@ def game_of_record(record: Mapping[str, Any], elos: Mapping[str, float]) -> Game
         named[seat] = True
         level = s.get("level")
         if level is not None and not isinstance(level, str):
-            raise RatingError(f"a level name or null, not {level!r}", f"/seats/{i}/level")
+            raise RatingError(f"a level name, elo:N or null, not {level!r}", f"/seats/{i}/level")
         levels[seat] = level
     if not all(named):
         raise RatingError(f"the record names {sum(named)} of its {players} seats", "/seats")

@@ -16,13 +16,38 @@ the ladder").
 
 from __future__ import annotations
 
+import math
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bots.base import Analysis, Bot, ProgressFn, StopFn, as_state, position_key
 from bots.levels import Level, load_levels
+
+#: The bot spec of a strength on the ladder: `elo:` and a number (`elo:640`, `elo:516.5`, `elo:-20`).
+ELO_SPEC = "elo:"
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def elo_spec(elo: float) -> str:
+    """The bot spec of a bot at `elo`: `elo:640` (the number as `:g` writes it, so at most six
+    significant digits)."""
+    return f"{ELO_SPEC}{elo:g}"
+
+
+def elo_of_spec(text: str) -> float | None:
+    """The Elo N of a bot spec `elo:N` (N any finite number); None for any other text (a level's
+    name: no level name holds a colon); ValueError naming the text when it starts with `elo:` but
+    what follows is not a finite number (`elo:x`, `elo:inf`, `elo:530:p=0.5`)."""
+    if not text.startswith(ELO_SPEC):
+        return None
+    value = text[len(ELO_SPEC):]
+    elo = float(value) if _NUMBER.fullmatch(value) else math.nan
+    if not math.isfinite(elo):
+        raise ValueError(f"{text!r}: elo:N takes a finite number, not {value!r}")
+    return elo
 
 
 class EloOutOfRange(ValueError):
@@ -124,7 +149,7 @@ class MixedBot(Bot):
 
     def __init__(self, mix: Mix, name: str = "", **overrides: Any) -> None:
         self.mix = mix
-        self.name = name or f"elo:{mix.elo:g}"
+        self.name = name or elo_spec(mix.elo)
         self._bots = {lv.name: lv.bot(**overrides) for lv in (mix.lower, mix.upper)}
         self.drawn: dict[str, int] = {mix.lower.name: 0, mix.upper.name: 0}
 
@@ -145,9 +170,11 @@ def make_mixed_bot(spec: str, rest: str, **overrides: Any) -> MixedBot:
 
     value, _, settings = rest.partition(":")
     try:
-        elo = float(value)
+        elo = elo_of_spec(ELO_SPEC + value)
     except ValueError:
-        raise ValueError(f"bot {spec!r}: elo:ELO takes a number, not {value!r}") from None
+        elo = None
+    if elo is None:
+        raise ValueError(f"bot {spec!r}: elo:ELO takes a number, not {value!r}")
     kw = {**parse_settings(settings), **overrides}
     p = kw.pop("p", None)
     if p is not None and not (isinstance(p, (int, float)) and 0.0 <= p <= 1.0):

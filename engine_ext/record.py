@@ -64,7 +64,9 @@ RECORD_SCHEMA: dict[str, Any] = {
             "type": "object", "required": ["seat"],
             "properties": {"seat": {"type": "integer", "minimum": 0, "maximum": 3},
                            "name": {"type": "string"},
-                           "level": {"type": ["string", "null"], "description": "a bot's level; null: a person"}}}},
+                           "level": {"type": ["string", "null"],
+                                     "description": "a bot's level; elo:N (e.g. elo:640): a bot at Elo N, "
+                                     "the two levels around it mixed; null: a person"}}}},
         "cards": {"type": "object", "description": "the card file played with: its file name and the sha256 of "
                   "its text (never its path)",
                   "properties": {"sha256": {"type": "string"}, "name": {"type": "string"}}},

@@ -97,7 +97,8 @@ def http_code(status: int, reason: str) -> str:
 
 
 # pydantic puts the member type of a union into `loc`; those tokens are not part of the document.
-_UNION_TAGS = ("str", "int", "float", "bool", "dict", "list", "none", "function-", "literal[", "tagged-union")
+_UNION_TAGS = ("str", "int", "float", "bool", "dict", "list", "none", "function-", "literal[", "tagged-union",
+               "constrained-")
 
 
 def _clean_loc(loc: Iterable[int | str]) -> list[int | str]:
@@ -106,7 +107,8 @@ def _clean_loc(loc: Iterable[int | str]) -> list[int | str]:
         if (
             isinstance(token, str)
             and any(token.lower().startswith(tag) for tag in _UNION_TAGS)
-            and ("[" in token or token.lower() in {"str", "int", "float", "bool", "none"})
+            and ("[" in token or token.lower() in {"str", "int", "float", "bool", "none"}
+                 or token.startswith("constrained-"))  # a constrained member: `constrained-str`
         ):
             continue
         out.append(token)

@@ -316,9 +316,9 @@ def _served_spec() -> dict[str, Any]:
     budgets = {name: level_budget(name) for name in level_names()}
     from bots.strength import ladder
 
-    openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level),
-                                [(lv.name, float(lv.elo or 0.0)) for lv in ladder()])
-    openapi_rules.bound_table(spec["components"]["schemas"], cfg, budgets)
+    rungs = [(lv.name, float(lv.elo or 0.0)) for lv in ladder()]
+    openapi_rules.bound_budgets(spec["components"]["schemas"], cfg, budgets, default_level(cfg.default_level), rungs)
+    openapi_rules.bound_table(spec["components"]["schemas"], cfg, budgets, rungs)
     openapi_rules.bound_reviews(spec["components"]["schemas"], list(budgets))
     return spec
 

@@ -2,7 +2,8 @@
 Schema can say it, so that a request valid by the document is one the server takes up:
 
 - /games and /table/new, and a record's (/reviews, /table/load): `variant` names Cut-and-Thrust
-  cards; /table's level names are this server's;
+  cards; /table's level names are this server's, and /table/new's Elo within the ladder's spans
+  that it plays synchronously;
 - /reviews: `seats` are seats of the record's game (below its `players`);
 - `observer` names a seat of the game: below `players` (/games) or the state's `players`
   (/legal, /apply), and on a view only the view's own seat;
@@ -64,10 +65,11 @@ def bound_variant(schemas: dict[str, Any]) -> None:
             branch["additionalProperties"] = False  # the server names any other field
 
 
-def bound_table(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]]) -> None:
+def bound_table(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]],
+                ladder: list[tuple[str, float]] | None = None) -> None:
     """The table's requests (`/table/*`): the levels whose budget is within this server's
-    synchronous limits (the table's searches are synchronous), and a variant as /games takes it
-    (`bound_variant`)."""
+    synchronous limits (the table's searches are synchronous); a bot's Elo (/table/new) where both
+    levels of its mix are (`table_elos`); and a variant as /games takes it (`bound_variant`)."""
     if "TableNewRequest" not in schemas:
         return
     names = [name for name, (iterations, ms) in budgets.items()
@@ -75,11 +77,37 @@ def bound_table(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple
     for name, schema in schemas.items():  # a token is Fernet's: URL-safe base64, so within the body limit
         if name.startswith("Table") and "token" in schema.get("properties", {}):
             schema["properties"]["token"]["pattern"] = "^[A-Za-z0-9_=-]+$"
-    schemas["TableNewRequest"]["properties"]["levels"]["items"]["enum"] = list(names)
+    items = schemas["TableNewRequest"]["properties"]["levels"]["items"]
+    branches = []
+    for branch in items.get("anyOf", [items]):
+        if branch.get("type") == "string":
+            branches.append({**branch, "enum": list(names)})
+        elif branch.get("type") == "number":
+            branches += [{**branch, **span} for span in table_elos(ladder or [], set(names))]
+    if "anyOf" in items:
+        items["anyOf"] = branches
+    else:
+        items.update(branches[0])
     schemas["TableHintRequest"]["properties"]["level"]["enum"] = list(names)
     schemas["TableNewRequest"]["properties"]["variant"] = dict(
         schemas["NewGameRequest"]["properties"]["variant"], description=schemas["TableNewRequest"]["properties"]
         ["variant"].get("description", ""))
+
+
+def table_elos(ladder: list[tuple[str, float]], fit: set[str]) -> list[dict[str, float]]:
+    """The Elo a table's bot may play at (`bots.strength.mix_for`: an Elo up to a level's, above the
+    level's below it, is the mix of those two; the weakest level's own Elo the mix of the two
+    weakest), on `ladder` (its levels with a measured Elo, weakest first) where both levels of the
+    mix are in `fit`: the spans of such adjacent levels (those that meet, one), as JSON Schema bounds."""
+    spans: list[dict[str, float]] = []
+    for i in range(1, len(ladder)):
+        (lower, lo), (upper, hi) = ladder[i - 1], ladder[i]
+        if lower in fit and upper in fit:
+            if spans and spans[-1]["maximum"] == lo:
+                spans[-1]["maximum"] = hi
+            else:
+                spans.append({"minimum" if i == 1 else "exclusiveMinimum": lo, "maximum": hi})
+    return spans
 
 
 def bound_budgets(schemas: dict[str, Any], settings: Any, budgets: dict[str, tuple[int | None, int | None]],

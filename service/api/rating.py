@@ -23,8 +23,9 @@ bp = Blueprint("rating", __name__)
 MAX_RESULTS = 2000
 MAX_RECORDS = 200
 
-Level = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$",
-                             description="A level name from GET /levels (one with an `elo`).")]
+Level = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^(elo:)?[A-Za-z0-9_.+-]+$",
+                             description="A level name from GET /levels (one with an `elo`), or `elo:N`: a bot "
+                             "that played at Elo N (as the table plays and records one, e.g. `elo:640`).")]
 
 
 class RatingResult(Request):

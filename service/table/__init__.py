@@ -66,8 +66,9 @@ def page() -> Response:
            errors=(429,), responses={200: ("The person's view and decisions, the bots' moves until then, the token.",
                             TableResponse)})
 def new_table() -> Response:
-    """Deal a game for the person (seat index 0) and 1 to 3 bots at the levels given; the bots
-    play until the person is to decide."""
+    """Deal a game for the person (seat index 0) and 1 to 3 bots at the levels given (a level's
+    name, or a number: a bot at that Elo of the ladder, its seat named `elo:N`); the bots play
+    until the person is to decide."""
     req = read_body(TableNewRequest)
     table, game, steps = play.new(len(req.levels) + 1, list(req.levels), req.variant, req.seed)
     return _answer(table, game, steps)

@@ -16,12 +16,20 @@ Token = Annotated[str, Field(min_length=1, max_length=200_000,
 Level = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$",
                              description="A level name from GET /levels.")]
 
+Elo = Annotated[float, Field(allow_inf_nan=False, description="An Elo within GET /levels' `elo` range: a bot that "
+                             "plays at that Elo.")]
+
 
 class TableNewRequest(Request):
     """A new game: the person is seat 1 (index 0), the bots take the other seats at these levels."""
 
-    levels: Annotated[list[Level], Field(min_length=1, max_length=3,
-                                         description="One level per bot (1 to 3 bots).")]
+    levels: Annotated[list[Level | Elo], Field(
+        min_length=1, max_length=3,
+        description="One level per bot (1 to 3 bots): a level name from GET /levels, or a number, an Elo within "
+        "GET /levels' `elo` range, for a bot that plays at that Elo (each decision searched by one of the two levels "
+        "around it, drawn from the seed and the position, as POST /suggest's `elo`); the table's seats and record "
+        "name it `elo:N` (N with at most six significant digits). A string is a level name (\"640\" is none); a "
+        "number outside the range is a 422 whose message gives the range.")]
     variant: Annotated[Any, Field(description='null (the base game), "all" or {"additional": [slugs]}.')] = None
     seed: Annotated[int | None, Field(ge=0, le=DRAWN_SEEDS - 1,
                                       description="Seed of the deal, below 2**53 (exact as a JavaScript number: "

@@ -17,6 +17,7 @@ from typing import Any
 import engine_ext
 from bots.answer import Answer
 from bots.position import Position
+from bots.strength import EloOutOfRange, elo_of_spec, elo_spec, mix_for
 from engine_ext.decisions import Decision
 from engine_ext.words import YOU
 
@@ -43,7 +44,7 @@ class Table:
 
     state: dict[str, Any]
     seat: int
-    levels: list[str | None]  # per seat; None for the person's
+    levels: list[str | None]  # per seat: a level's name, `elo:N` (a bot at Elo N); None for the person's
     seed: int
     variant: Any
     history: list[list[Any]] = field(default_factory=list)  # [seat, decision text(, shuffle seed before it)]
@@ -65,7 +66,16 @@ class Table:
         return len(self.levels)
 
     def names(self) -> list[str]:
-        return [YOU if lv is None else f"{lv} (seat {i + 1})" for i, lv in enumerate(self.levels)]
+        return [YOU if lv is None else f"{bot_name(lv)} (seat {i + 1})" for i, lv in enumerate(self.levels)]
+
+
+def bot_name(level: str) -> str:
+    """A bot seat's name: its level's, or `Elo 640` for a bot at Elo 640 (`elo:640`)."""
+    try:
+        elo = elo_of_spec(level)
+    except ValueError:
+        elo = None
+    return level if elo is None else f"Elo {elo:g}"
 
 
 def load(table: Table) -> Any:
@@ -76,20 +86,57 @@ def load(table: Table) -> Any:
         raise APIError(422, "invalid_token", f"the token's game does not load: {exc}", "/token") from None
 
 
-def fits_sync(level: str, ptr: str) -> None:
+def fits_sync(level: str, ptr: str, of: str = "") -> None:
     """422 naming `ptr` when `level` searches beyond this server's synchronous limits (the table's
-    bots and hints search within the request)."""
+    bots and hints search within the request); `of`: what the level plays for, in the message."""
     cfg = settings()
     iterations, time_ms = served.level_budget(level)
     if (iterations or 0) > cfg.sync_max_iterations or (time_ms or 0) > cfg.sync_max_ms:
-        raise APIError(422, "budget_too_large_for_sync", f"level {level} searches beyond this server's synchronous "
-                       f"limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): pick a weaker one", ptr)
+        raise APIError(422, "budget_too_large_for_sync", f"level {level}{of} searches beyond this server's "
+                       f"synchronous limits ({cfg.sync_max_iterations} iterations, {cfg.sync_max_ms} ms): "
+                       "pick a weaker one", ptr)
+
+
+def check_bot(level: str, ptr: str) -> None:
+    """422 naming `ptr` unless the table plays a bot of `level`: one of this server's levels, or
+    `elo:N` with N within the ladder's range (the message of /suggest's `elo_out_of_range`, the
+    range in it), each level it searches within the synchronous limits (of `elo:N`, both levels of
+    its mix)."""
+    names = served.level_names()
+    try:
+        elo = elo_of_spec(level)
+    except ValueError as exc:
+        raise APIError(422, "unknown_level", f"{exc}; levels: {', '.join(names)}", ptr) from None
+    if elo is None:
+        if level not in names:
+            raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}", ptr)
+        fits_sync(level, ptr)
+        return
+    try:
+        mix = mix_for(elo)
+    except EloOutOfRange as exc:
+        raise APIError(422, "elo_out_of_range", str(exc), ptr) from None
+    for lv in (mix.lower, mix.upper):
+        fits_sync(lv.name, ptr, f" (of the mix that plays at Elo {elo:g})")
+
+
+def elo_seat(elo: float, ptr: str) -> str:
+    """The level of a seat at Elo `elo`, `elo:N` (`bots.strength.elo_spec`), checked (`check_bot`)."""
+    level = elo_spec(elo)
+    check_bot(level, ptr)
+    return level
 
 
 def search_for(view: dict[str, Any], level: str, seed: int) -> tuple[Answer, Position]:
     """The answer of POST /suggest for `view` at `level` (the same checks and search, counted in the
-    client's synchronous search-seconds: past its limit, 429), and the position it searched."""
-    request = SuggestRequest(state=view, level=level, seed=seed, mode="sync")
+    client's synchronous search-seconds: past its limit, 429), and the position it searched. A
+    level `elo:N` asks for `elo` N: the level that searches is drawn from the seed and the position
+    as /suggest draws it (`service.strength.elo_position`), so a seed replays the same game."""
+    elo = elo_of_spec(level)
+    if elo is None:
+        request = SuggestRequest(state=view, level=level, seed=seed, mode="sync")
+    else:
+        request = SuggestRequest(state=view, elo=elo, seed=seed, mode="sync")
     spec, _, position = resolve(request, settings(), manager().backend)
     with admission.sync_search(manager(), clients.current(), admission.cost_seconds(spec, settings())):
         found, _ = search.answer_within(spec, position, settings().sync_timeout_ms)
@@ -129,19 +176,24 @@ def play_bots(table: Table, game: Any) -> list[dict[str, Any]]:
     return steps
 
 
-def new(players: int, levels: list[str], variant: Any, seed: int | None) -> tuple[Table, Any, list[dict[str, Any]]]:
-    names = served.level_names()
+def new(players: int, levels: list[str | float], variant: Any,
+        seed: int | None) -> tuple[Table, Any, list[dict[str, Any]]]:
+    """A new table: the person at seat index 0, a bot at each of `levels` (a level's name, or a
+    number: a bot at that Elo, seated as `elo:N`), the bots' moves until the person's first decision."""
     if len(levels) != players - 1:
         raise APIError(422, "validation_error", f"levels must name {players - 1} bot level(s) for {players} players",
                        "/levels")
+    seated: list[str | None] = [None]
     for i, lv in enumerate(levels):
-        if lv not in names:
-            raise APIError(422, "unknown_level", f"unknown level {lv!r}; levels: {', '.join(names)}", f"/levels/{i}")
-        fits_sync(lv, f"/levels/{i}")
+        if isinstance(lv, str):
+            check_bot(lv, f"/levels/{i}")
+            seated.append(lv)
+        else:
+            seated.append(elo_seat(float(lv), f"/levels/{i}"))
     check_variant(variant)
     seed = engine_ext.random_seed() if seed is None else seed
     game = states.new_game(players, seed, variant)
-    table = Table(state=dict(game.to_json()), seat=0, levels=[None, *levels], seed=seed,
+    table = Table(state=dict(game.to_json()), seat=0, levels=seated, seed=seed,
                   variant=game.to_json().get("variant"))
     return table, game, play_bots(table, game)
 

@@ -7,9 +7,8 @@ from typing import Any
 
 from engine_ext import record as records
 
-from .. import levels as served_levels
 from ..errors import APIError, join_pointer
-from .play import Table, fits_sync
+from .play import Table, check_bot
 
 
 def of(table: Table) -> dict[str, Any]:
@@ -48,14 +47,10 @@ def replay(record: dict[str, Any], ptr: str = "/record", moves: int | None = Non
                        "initial state)", ptr + "/seed")
     seats = run.record.get("seats") or []
     levels: list[str | None] = [None] * run.game.players
-    names = served_levels.level_names()
     for i, seat in enumerate(seats):
         level = seat.get("level")
-        if level is not None:
-            if level not in names:
-                raise APIError(422, "unknown_level", f"unknown level {level!r}; levels: {', '.join(names)}",
-                               f"{ptr}/seats/{i}/level")
-            fits_sync(str(level), f"{ptr}/seats/{i}/level")
+        if level is not None:  # a level of this server, or elo:N within its ladder's range
+            check_bot(str(level), f"{ptr}/seats/{i}/level")
         if 0 <= int(seat["seat"]) < len(levels):
             levels[int(seat["seat"])] = level
     if levels.count(None) != 1:

@@ -118,6 +118,26 @@ def test_a_result_and_a_record_read_as_the_same_game() -> None:
     assert g.opponents == (ELOS["club"], ELOS["master"]) and g.weight == 0.75
 
 
+def test_a_bot_at_an_elo_is_an_opponent_of_that_elo() -> None:
+    """A seat of level `elo:N` (the table's bot at Elo N) is an opponent of Elo N, in a result and
+    in a record; a malformed one is named by its field."""
+    g = R.game_of_result([None, "elo:640", "club"], [25, 20, 26], 2, ELOS)
+    assert g.opponents == (640.0, ELOS["club"]) and g.scores == (1.0, 0.0)
+    assert R.game_of_result([None, "elo:-50.5"], [1, 2], None, ELOS).opponents == (-50.5,)  # any finite number
+    rec = {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+           "seats": [{"seat": 0, "level": "elo:452.8"}, {"seat": 1, "level": None}],
+           "result": {"vp": [25, 20], "winner": 0, "is_terminal": True}}
+    assert R.game_of_record(rec, ELOS) == R.Game((452.8,), (0.0,)) == R.game_of_result(
+        ["club", None], [25, 20], 0, ELOS)  # club's Elo, as the level or as elo:452.8
+    for bad in ("elo:x", "elo:", "elo:inf", "elo:640:p=1"):
+        with pytest.raises(R.RatingError, match="elo:N takes a finite number") as err:
+            R.game_of_result([None, "club", bad], [25, 20, 3], 0, ELOS)
+        assert err.value.pointer == "/levels/2"
+        with pytest.raises(R.RatingError) as err:
+            R.game_of_record({**rec, "seats": [{"seat": 1, "level": None}, {"seat": 0, "level": bad}]}, ELOS)
+        assert err.value.pointer == "/seats/1/level", err.value.message
+
+
 @pytest.mark.parametrize("change, pointer", [
     ({"seats": [{"seat": 0, "level": None}, {"seat": 1, "level": None}]}, "/seats"),
     ({"seats": [{"seat": 0, "level": None}, {"seat": 1, "level": "grandmaster"}]}, "/seats/1/level"),

@@ -11,7 +11,17 @@ import pytest
 import engine_ext
 from bots.base import position_key
 from bots.levels import get_level, load_levels, make_bot, parse_levels
-from bots.strength import EloOutOfRange, MixedBot, elo_range, ladder, level_for, mix_for, upper_share
+from bots.strength import (
+    EloOutOfRange,
+    MixedBot,
+    elo_of_spec,
+    elo_range,
+    elo_spec,
+    ladder,
+    level_for,
+    mix_for,
+    upper_share,
+)
 
 
 def test_the_range_is_the_weakest_and_the_strongest_level_s_elo() -> None:
@@ -93,6 +103,22 @@ def test_the_bot_spec_elo_plays_the_drawn_level_s_decision() -> None:
     for spec, msg in (("elo:x", "takes a number"), ("elo:99999", "elo must be from"), ("elo:530:p=2", "p must be")):
         with pytest.raises(ValueError, match=msg):
             make_bot(spec)
+
+
+def test_the_spec_elo_n_is_read_and_written_once() -> None:
+    """`elo:N`: the Elo N of a bot spec (any finite number: the range is the ladder's to check),
+    None for a level's name, ValueError for `elo:` and no finite number; written with `:g`."""
+    for text, elo in (("elo:640", 640.0), ("elo:516.5", 516.5), ("elo:-20", -20.0), ("elo:1e+03", 1000.0),
+                      ("elo:.5", 0.5), ("elo:99999", 99999.0)):
+        assert elo_of_spec(text) == elo, text
+    for text in ("novice", "640", "elo", "level:expert", "expert:iterations=5", ""):
+        assert elo_of_spec(text) is None, text
+    for text in ("elo:", "elo:x", "elo:inf", "elo:nan", "elo:1e999", "elo: 640", "elo:6_40", "elo:530:p=0.5"):
+        with pytest.raises(ValueError, match="elo:N takes a finite number"):
+            elo_of_spec(text)
+    assert [elo_spec(e) for e in (640.0, 516.5, 1032.7, 640.1234567, 0.0)] == [
+        "elo:640", "elo:516.5", "elo:1032.7", "elo:640.123", "elo:0"]
+    assert elo_of_spec(elo_spec(452.8)) == 452.8 and make_bot(elo_spec(452.8)).name == "elo:452.8"
 
 
 def test_an_operator_ladder_has_its_own_range(tmp_path: Path) -> None:

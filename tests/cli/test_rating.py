@@ -56,6 +56,18 @@ def test_records_of_the_person_are_rated_as_the_service_rates_them(tmp_path: Pat
     assert f"nearest level: {answer['nearest_level']} (" in text
 
 
+def test_a_record_of_a_bot_at_an_elo_is_rated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A seat `elo:N` (the web table's bot at Elo N): an opponent of Elo N, as POST /rating has it."""
+    paths = [person_record(tmp_path, 14, [None, "elo:640"]), person_record(tmp_path, 15, ["elo:120.5", None])]
+    assert main.main(["rating", *map(str, paths), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer == served([json.loads(p.read_text()) for p in paths]) and answer["games"] == 2
+    bad = person_record(tmp_path, 16, [None, "elo:strong"])
+    assert main.main(["rating", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert f"{bad}: 'elo:strong': elo:N takes a finite number" in err and "(at /seats/1/level)" in err
+
+
 def test_kashgar_play_records_with_the_persons_seat_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`kashgar play --auto` records the person's seat as level `random`, which has no Elo: `--seat 0`
     names it as the person's."""

@@ -156,10 +156,12 @@ def rating_shown(page: Any, selector: str) -> str:
 
 def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks_an_opponent(
         browser: Any, unkeyed: Gunicorn, tmp_path: Path) -> None:
-    """The setup form shows each level's Elo; a game played to its end is kept in the browser
-    (localStorage) and rated by POST /rating ("Your rating 640 [480, 800] after 1 game"), in the
-    result and on the setup form, after a reload too; "Opponents at my rating" sets every bot to
-    the level nearest it; "Forget my games" forgets them."""
+    """The setup form shows each level's Elo, then "Elo..." (a bot at any Elo of the ladder); a game
+    played to its end is kept in the browser (localStorage) and rated by POST /rating ("Your rating
+    640 [480, 800] after 1 game"), in the result and on the setup form, after a reload too;
+    "Opponents at my rating" sets every bot to play at that Elo ("Elo..." and the rating, within
+    the ladder's range); a game against them is played, kept as `elo:N` and rated with the first;
+    "Forget my games" forgets them."""
     page = browser.new_page(viewport={"width": 380, "height": 800})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -168,8 +170,12 @@ def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks
     status, served = http_json("GET", unkeyed.url + "/levels")
     assert status == 200
     labels = page.eval_on_selector_all("#level-0 option", "os => os.map(o => o.textContent)")
-    assert labels == [f"{lv['name']} (Elo {round(lv['elo'])})" for lv in served["levels"]]
-    assert labels[0] == "novice (Elo 0)" and labels[-1] == "master (Elo 1033)"
+    assert labels == [f"{lv['name']} (Elo {round(lv['elo'])})" for lv in served["levels"]] + ["Elo\u2026"]
+    assert labels[0] == "novice (Elo 0)" and labels[-2] == "master (Elo 1033)"
+    assert page.is_hidden("#level-0-elo")  # the number only with "Elo..."
+    assert page.eval_on_selector("#level-0-elo", "e => [e.min, e.max, e.value]") == [
+        f"{served['elo']['min']:g}", f"{served['elo']['max']:g}",
+        f"{round((served['elo']['min'] + served['elo']['max']) / 2)}"]  # the ladder's middle
     assert page.is_hidden("#rating")  # no game yet
     start(page, unkeyed.url, seed="9")
     play_to_the_end(page, random.Random(9))
@@ -189,24 +195,51 @@ def test_a_finished_game_rates_the_person_the_rating_survives_a_reload_and_picks
     page.reload()
     assert rating_shown(page, "#setup-rating") == line
     page.select_option("#bots", "2")
-    assert page.inner_text("#at-my-rating").startswith(f"Opponents at my rating: {rated['nearest_level']} (Elo ")
+    elo = f"{min(served['elo']['max'], max(served['elo']['min'], rated['elo'])):g}"  # the rating, on the ladder
+    assert page.inner_text("#at-my-rating") == f"Opponents at my rating: Elo {elo}"
     assert page.evaluate("document.documentElement.scrollWidth") <= 381
     page.click("#at-my-rating")
     chosen = page.eval_on_selector_all("#bot-levels select", "ss => ss.map(s => s.value)")
-    assert chosen == [rated["nearest_level"]] * 2
+    assert chosen == ["elo:"] * 2  # "Elo..."
+    assert page.eval_on_selector_all("#bot-levels input.bot-elo", "es => es.map(e => e.value)") == [elo] * 2
+    assert page.is_visible("#level-0-elo") and page.is_visible("#level-1-elo")
+    assert page.inner_text("#level-0-about").startswith(f"Any strength from Elo {served['elo']['min']:g} to ")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 381
     shot(page, "table-rating.png", tmp_path)
-    nearest = min(served["levels"], key=lambda lv: abs(lv["elo"] - rated["elo"]))
-    assert nearest["name"] == rated["nearest_level"]
-    assert page.inner_text("#level-0-about") == nearest["description"]
+    page.select_option("#bots", "1")  # a bot fewer: the other keeps its choice
+    assert page.eval_on_selector("#level-0", "s => s.value") == "elo:" and page.input_value("#level-0-elo") == elo
+    page.select_option("#bots", "2")
+    page.select_option("#level-1", "novice")
+    assert page.is_hidden("#level-1-elo")
+    page.click("#at-my-rating")
+    # a game against them: the bots at that Elo play, their seats named by it
+    page.fill("#seed", "10")
+    page.click("#start")
+    wait_turn(page)
+    body = page.evaluate("window.kashgarTable.snapshot()")["body"]
+    assert body["levels"] == [None, f"elo:{elo}", f"elo:{elo}"]
+    assert body["names"] == ["you", f"Elo {elo} (seat 2)", f"Elo {elo} (seat 3)"]
+    page.query_selector_all("button.decision")[0].click()
+    wait_turn(page)
+    assert f"Elo {elo} (seat 2):" in page.inner_text("#log") and f"Elo {elo} (seat 3):" in page.inner_text("#log")
+    play_to_the_end(page, random.Random(10))
+    assert rating_shown(page, "#result-rating").endswith("after 2 games")
+    games = page.evaluate("JSON.parse(localStorage.getItem('kashgarTableGames'))")
+    assert len(games) == 2 and games[1]["levels"] == [None, f"elo:{elo}", f"elo:{elo}"] and games[1]["seed"] == 10
+    status, both = http_json("POST", unkeyed.url + "/rating", {"results": [
+        {"levels": g["levels"], "vp": g["vp"], "winner": g["winner"]} for g in games]})
+    assert status == 200 and rating_shown(page, "#result-rating").startswith(f"Your rating {both['elo']} [")
     # more games kept before (another tab, another day): rated together
     page.evaluate("""() => {
         const games = JSON.parse(localStorage.getItem('kashgarTableGames'));
         for (const vp of [[25, 20], [18, 25]]) games.push({levels: [null, 'club'], vp, winner: vp[0] > vp[1] ? 0 : 1});
+        games.push({levels: [null, 'elo:300'], vp: [25, 3], winner: 0});
         games.push({levels: [null, 'no-such-level'], vp: [25, 3], winner: 0});  // not on this ladder: left out
+        games.push({levels: [null, 'elo:strong'], vp: [25, 3], winner: 0});  // no Elo: left out
         localStorage.setItem('kashgarTableGames', JSON.stringify(games));
     }""")
     page.reload()
-    assert rating_shown(page, "#setup-rating").endswith("after 3 games")
+    assert rating_shown(page, "#setup-rating").endswith("after 5 games")
     page.click("#forget-games")
     assert page.is_hidden("#rating")
     page.reload()

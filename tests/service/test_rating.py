@@ -103,6 +103,9 @@ def test_an_operators_ladder(client: FlaskClient, tmp_path: Path, monkeypatch: p
     ({"results": [{"levels": [None, "club"], "vp": [25, "20"]}]}, "/results/0/vp/1"),
     ({"results": [{"levels": [None, "club"]}]}, "/results/0/vp"),
     ({"results": [{"levels": [None, "club"], "vp": [25, 20], "seat": 0}]}, "/results/0/seat"),
+    ({"results": [{"levels": [None, "elo:x"], "vp": [25, 20]}]}, "/results/0/levels/1"),
+    ({"results": [{"levels": [None, "elo:640:p=1"], "vp": [25, 20]}]}, "/results/0/levels/1"),
+    ({"results": [{"levels": [None, "elo: 640"], "vp": [25, 20]}]}, "/results/0/levels/1"),
     ({"elo": 600}, "/elo"),
     ({"records": [{"schema": "other"}]}, "/records/0/schema"),
     ({"records": [{"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": []}]}, "/records/0/seats"),
@@ -154,3 +157,42 @@ def test_a_table_game_rates_the_same_from_what_the_page_keeps_and_from_its_recor
 def post_to(client: FlaskClient, path: str, body: Any) -> tuple[int, dict[str, Any]]:
     resp = client.post(path, json=body)
     return resp.status_code, resp.get_json()
+
+
+def test_a_bot_at_an_elo_is_rated_as_an_opponent_of_that_elo(client: FlaskClient) -> None:
+    """`elo:N` (the table's bot at Elo N) as a result's level and as a record's: an opponent of Elo N."""
+    elos = rating.served_ladder()
+    results = [{"levels": [None, "elo:640"], "vp": [25, 20], "winner": 0},
+               {"levels": ["elo:300.5", None, "club"], "vp": [26, 25, 12]}]
+    status, body = post(client, {"results": results})
+    assert status == 200, body
+    games = [rating.Game((640.0,), (1.0,)), rating.Game((300.5, elos["club"]), (0.0, 1.0))]
+    want = rating.rate(games, rating.ladder_middle(elos))
+    assert body == {**want.to_dict(), "nearest_level": rating.nearest_level(want.elo, elos)}
+    recs = [finished(6, [None, "elo:640"]), finished(7, ["elo:300.5", None, "club"])]
+    by_record = post(client, {"records": recs})
+    by_result = post(client, {"results": [{"levels": [s["level"] for s in r["seats"]], "vp": r["result"]["vp"],
+                                           "winner": r["result"]["winner"]} for r in recs]})
+    assert by_record[0] == 200 and by_record == by_result
+    bad = finished(8, [None, "elo:much"])
+    status, err = post(client, {"records": [recs[0], bad]})
+    assert status == 422 and err["pointer"] == "/records/1/seats/1/level" and "elo:N" in err["message"], err
+
+
+def test_a_table_game_against_a_bot_at_an_elo_rates_the_same_from_the_page_and_its_record(
+        client: FlaskClient) -> None:
+    from tests.service.test_table import play_out
+
+    status, body = post_to(client, "/table/new", {"levels": [300.5, "novice"], "seed": 42})
+    assert status == 200, body
+    end = play_out(client, body)
+    kept = {"levels": end["levels"], "vp": end["result"]["scores"], "winner": end["result"]["winner"]}
+    assert kept["levels"] == [None, "elo:300.5", "novice"]
+    status, rec = post_to(client, "/table/record", {"token": end["token"]})
+    assert status == 200
+    by_result = post(client, {"results": [kept]})
+    assert by_result[0] == 200 and by_result == post(client, {"records": [rec["record"]]})
+    elos = rating.served_ladder()
+    scores = rating.pairwise_scores(kept["vp"], kept["winner"], 0)
+    want = rating.rate([rating.Game((300.5, elos["novice"]), tuple(scores))], rating.ladder_middle(elos))
+    assert by_result[1]["elo"] == want.to_dict()["elo"]

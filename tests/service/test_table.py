@@ -4,6 +4,8 @@ token sealed (tampered, foreign, rotated keys), records, hints, and bad input as
 from __future__ import annotations
 
 import json
+import random
+import time
 import zlib
 from typing import Any
 
@@ -13,6 +15,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from service import create_app
+from service.table import play
 from service.table import token as table_token
 
 KEY = Fernet.generate_key().decode("ascii")
@@ -137,6 +140,113 @@ def test_bot_moves_come_in_words_one_step_each(client: FlaskClient) -> None:
         seats += [s["seat"] for s in body["steps"]]
 
 
+def _elo_game(client: FlaskClient, monkeypatch: pytest.MonkeyPatch, levels: list[Any],
+              seed: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A game at `levels` played to its end (the person's first legal decision each time), the
+    shuffles before the person's decisions drawn from a fixed seed; its last answer and its record."""
+    shuffles = random.Random(seed)
+    monkeypatch.setattr(play.secrets, "randbits", lambda bits: shuffles.getrandbits(bits))
+    status, body = post(client, "/table/new", {"levels": levels, "seed": seed})
+    assert status == 200, body
+    end = play_out(client, body)
+    status, rec = post(client, "/table/record", {"token": end["token"]})
+    assert status == 200, rec
+    return end, rec["record"]
+
+
+def _reviewed(client: FlaskClient, record: dict[str, Any]) -> dict[str, Any]:
+    resp = client.post("/reviews", json={"record": record, "level": "novice"})
+    assert resp.status_code == 202, resp.get_json()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        job = client.get(resp.headers["Location"]).get_json()
+        if job["status"] in ("finished", "failed", "cancelled") and (job["result"] or job["status"] != "finished"):
+            return dict(job)
+        time.sleep(0.05)
+    raise AssertionError(f"the review did not finish: {job}")
+
+
+def test_a_bot_at_an_elo_plays_as_suggest_draws_and_its_seed_replays_the_game(
+        client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`levels: [640]`: a bot at Elo 640, seated `elo:640` and named `Elo 640`. Each of its
+    decisions is POST /suggest's at `elo` 640 with the table's seed of that decision (a level of
+    the mix around 640 drawn from the seed and the position: both are drawn), so the same seed and
+    decisions give the same record; the record loads back and is reviewed."""
+    import engine_ext
+    from engine_ext import record as records
+
+    end, record = _elo_game(client, monkeypatch, [640], 21)
+    assert end["levels"] == [None, "elo:640"] and end["names"] == ["you", "Elo 640 (seat 2)"]
+    assert opened(end["token"])["levels"] == [None, "elo:640"]
+    assert record["seats"] == [{"seat": 0, "level": None}, {"seat": 1, "level": "elo:640"}]
+    again_end, again = _elo_game(client, monkeypatch, [640.0], 21)
+    assert again == record and again_end["result"] == end["result"] and again_end["view"] == end["view"]
+    drawn = set()
+    for step in records.Replay(record):
+        if step.move["seat"] != 1:
+            continue
+        seed = (21 * 7919 + step.number - 1) % engine_ext.SEEDS  # as the table seeds a bot's decision
+        status, said = post(client, "/suggest", {"state": step.view(), "elo": 640, "seed": seed, "mode": "sync"})
+        assert status == 200 and said["decision_text"] == step.move["decision"], (step.number, said)
+        drawn.add(said["level"])
+    assert drawn == {"skilled", "advanced"}  # 640 lies between them
+    status, loaded = post(client, "/table/load", {"record": record})
+    assert status == 200, loaded
+    assert loaded["levels"] == [None, "elo:640"] and loaded["names"] == end["names"]
+    assert loaded["result"] == end["result"] and loaded["view"] == end["view"]
+    status, halfway = post(client, "/table/load", {"record": record, "moves": 11})
+    assert status == 200 and halfway["levels"] == [None, "elo:640"] and halfway["current_player"] == 0
+    review = _reviewed(client, record)
+    assert review["status"] == "finished" and review["result"]["reviewed"] > 0, review
+    assert {s["seat"] for s in review["result"]["seats"]} == {0, 1}
+
+
+def test_an_elo_out_of_the_ladder_or_a_number_as_text_is_refused(client: FlaskClient) -> None:
+    """An Elo outside GET /levels' range: 422 at /levels/<i> in /suggest's words (the range in
+    them); "640", a string, is a level name (none such); `elo:N` of a record as its level is."""
+    view = post(client, "/table/new", {"levels": ["novice"], "seed": 3})[1]["view"]
+    elo = client.get("/levels").get_json()["elo"]
+    for i, bad in ((0, elo["max"] + 1), (1, elo["min"] - 0.5), (1, 1e300)):
+        levels: list[Any] = ["novice", "club"]
+        levels[i] = bad
+        status, err = post(client, "/table/new", {"levels": levels})
+        assert status == 422 and err["error"] == "elo_out_of_range" and err["pointer"] == f"/levels/{i}", err
+        _, said = post(client, "/suggest", {"state": view, "elo": bad})
+        assert err["message"] == said["message"] and f"from {elo['min']:g} to {elo['max']:g}" in err["message"]
+    status, err = post(client, "/table/new", {"levels": ["640"]})
+    assert status == 422 and err["error"] == "unknown_level" and err["pointer"] == "/levels/0", err
+    for bad in (True, None, [640], {"elo": 640}):
+        status, err = post(client, "/table/new", {"levels": [bad]})
+        assert status == 422 and err["pointer"] == "/levels/0", err
+    status, err = post(client, "/table/new", {"levels": ["elo:640"]})  # the seat's name, not a level's
+    assert status == 422 and err["pointer"] == "/levels/0", err
+
+
+def test_a_ladder_with_no_range_seats_no_elo(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A level file with one measured level: no `elo` range (GET /levels' `elo` null), so a number
+    in `levels` is refused as /suggest refuses an `elo`, and the document offers none."""
+    from service import levels as served_levels
+
+    path = tmp_path / "one.toml"
+    path.write_text('default = "a"\n[[level]]\nname = "a"\niterations = 8\nelo = 0.0\n'
+                    '[[level]]\nname = "b"\niterations = 9\n')
+    monkeypatch.setenv("KASHGAR_LEVELS", str(path))
+    served_levels.levels.cache_clear()  # a process reads its level file once
+    try:
+        small = create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY}).test_client()
+        assert small.get("/levels").get_json()["elo"] is None
+        status, err = post(small, "/table/new", {"levels": [0]})
+        assert status == 422 and err["error"] == "elo_out_of_range" and err["pointer"] == "/levels/0", err
+        assert "fewer than two levels" in err["message"]
+        items = small.get("/openapi.json").get_json()["components"]["schemas"]["TableNewRequest"]["properties"][
+            "levels"]["items"]
+        assert [b["type"] for b in items["anyOf"]] == ["string"] and items["anyOf"][0]["enum"] == ["a", "b"]
+        assert post(small, "/table/new", {"levels": ["b"], "seed": 1})[0] == 200
+    finally:
+        monkeypatch.undo()
+        served_levels.levels.cache_clear()
+
+
 def test_a_hint_gives_the_levels_choice_and_alternatives(client: FlaskClient) -> None:
     _, body = post(client, "/table/new", {"levels": ["novice"], "seed": 2})
     status, hint = post(client, "/table/hint", {"token": body["token"], "level": "skilled"})
@@ -191,6 +301,14 @@ def test_keys_rotate_and_processes_with_the_key_share_tables() -> None:
     ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
                                 "seats": [{"seat": 0, "level": None}, {"seat": 1, "level": None}]}},
      422, "/record/seats"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "seats": [{"seat": 0, "level": None}, {"seat": 1, "level": "elo:5000"}]}},
+     422, "/record/seats/1/level"),
+    ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
+                                "seats": [{"seat": 0, "level": "elo:x"}, {"seat": 1, "level": None}]}},
+     422, "/record/seats/0/level"),
+    ("/table/new", {"levels": [5000]}, 422, "/levels/0"),
+    ("/table/new", {"levels": ["novice", "640"]}, 422, "/levels/1"),
     ("/table/load", {"record": {"schema": "kashgar/record@1", "players": 2, "seed": 1, "moves": [],
                                 "variant": {"x": 1}}}, 422, "/record/variant/x"),
 ])
@@ -282,10 +400,34 @@ def test_levels_beyond_the_synchronous_limits_are_refused_by_name() -> None:
     small = create_app({"TESTING": True, "log_level": "WARNING", "sync_max_iterations": 100}).test_client()
     status, err = post(small, "/table/new", {"levels": ["novice", "master"]})
     assert status == 422 and err["pointer"] == "/levels/1" and err["error"] == "budget_too_large_for_sync"
+    # an Elo: both levels of its mix within the limits (skilled's 80 iterations are, advanced's 130 not)
+    status, err = post(small, "/table/new", {"levels": ["novice", 640]})
+    assert status == 422 and err["pointer"] == "/levels/1" and err["error"] == "budget_too_large_for_sync", err
+    assert "advanced" in err["message"] and "Elo 640" in err["message"]
+    assert post(small, "/table/new", {"levels": [605.8], "seed": 1})[0] == 200
     _, body = post(small, "/table/new", {"levels": ["novice"], "seed": 1})
     for level, pointer in (("master", "/level"), ("nobody", "/level")):
         status, err = post(small, "/table/hint", {"token": body["token"], "level": level})
         assert status == 422 and err["pointer"] == pointer, err
+
+
+def test_the_document_says_which_elo_the_table_plays() -> None:
+    """/table/new's `levels` in the OpenAPI document: a level name, or a number within the spans of
+    the ladder whose mix this server plays synchronously; the server agrees, both sides of each bound."""
+    import jsonschema
+
+    for config, top in (({}, 1032.7), ({"sync_max_iterations": 100}, 605.8)):
+        small = create_app({"TESTING": True, "log_level": "WARNING", "table_key": KEY, **config}).test_client()
+        doc = small.get("/openapi.json").get_json()
+        field = doc["components"]["schemas"]["TableNewRequest"]["properties"]["levels"]
+        assert "Elo" in field["description"] and "range" in field["description"]
+        validator = jsonschema.Draft202012Validator({"$ref": "#/components/schemas/TableNewRequest",
+                                                     "components": doc["components"]})
+        for elo, ok in ((0, True), (top, True), (300.25, True), (-0.1, False), (top + 0.1, False)):
+            body = {"levels": [elo], "seed": 2}
+            assert validator.is_valid(body) is ok, (config, elo)
+            assert post(small, "/table/new", body)[0] == (200 if ok else 422), (config, elo)
+        assert validator.is_valid({"levels": ["novice"]}) and not validator.is_valid({"levels": ["640"]})
 
 
 def test_gunicorns_master_makes_one_key_for_its_web_processes(tmp_path: Any) -> None:

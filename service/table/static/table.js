@@ -6,7 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const pauseMs = Number(document.body.dataset.pauseMs || 0);
   const RESOURCES = ["ginger", "cloves", "pepper", "anise", "cinnamon", "gold", "mules"];
-  const state = { levels: [], defaultLevel: null, token: null, body: null, busy: false, review: null,
+  const state = { levels: [], defaultLevel: null, elo: null, token: null, body: null, busy: false, review: null,
     recordBody: null, recordMoves: 0, final: null, showing: null, rating: null };
   // the person's finished games, kept in this browser only (never on the server)
   const GAMES_KEY = "kashgarTableGames";
@@ -115,17 +115,45 @@
   }
   const describe = (name) => (state.levels.find((l) => l.name === name) || {}).description || "";
 
+  // A bot at any Elo of the ladder (GET /levels' `elo` range): the choice "Elo..." after the
+  // levels, its number beside it; a new game sends the number, the table seats it as `elo:N`.
+  const ELO_CHOICE = "elo:";  // no level's name holds a colon
+  const ELO_SEAT = /^elo:[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+  const eloSeat = (lv) => typeof lv === "string" && ELO_SEAT.test(lv) && Number.isFinite(Number(lv.slice(4)));
+  const clampElo = (x) => Math.min(state.elo.max, Math.max(state.elo.min, x));
+  const eloMiddle = () => clampElo(Math.round((state.elo.min + state.elo.max) / 2));
+  const eloAbout = () => `Any strength from Elo ${state.elo.min} to ${state.elo.max}: each decision is searched by `
+    + "one of the two levels around it, the nearer one more often.";
+
   function drawBotLevels() {
     const box = $("bot-levels");
     const kept = [...box.querySelectorAll("select")].map((s) => s.value);
+    const keptElo = [...box.querySelectorAll("input.bot-elo")].map((e) => e.value);
     box.replaceChildren();
     const n = Number($("bots").value);
     for (let i = 0; i < n; i++) {
       const sel = levelSelect(`level-${i}`, kept[i] || "novice");
-      const about = el("p", { class: "about", id: `level-${i}-about`, text: describe(sel.value) });
+      const about = el("p", { class: "about", id: `level-${i}-about` });
       sel.setAttribute("aria-describedby", about.id);
-      sel.addEventListener("change", () => { about.textContent = describe(sel.value); });
-      box.append(el("div", { class: "bot-level" }, el("label", {}, `Bot ${i + 1} (seat ${i + 2}) level `, sel), about));
+      let elo = null, eloLabel = null;
+      if (state.elo) {
+        sel.append(el("option", { value: ELO_CHOICE, text: "Elo\u2026" }));
+        if (kept[i] === ELO_CHOICE) sel.value = ELO_CHOICE;
+        elo = el("input", { type: "number", id: `level-${i}-elo`, class: "bot-elo", min: String(state.elo.min),
+          max: String(state.elo.max), step: "any", inputmode: "decimal", "aria-describedby": about.id });
+        elo.value = keptElo[i] || String(eloMiddle());
+        eloLabel = el("label", { class: "bot-elo-label" }, "Elo ", elo);
+      }
+      // the number shown (and sent) only while "Elo..." is chosen: a hidden one is disabled, never checked
+      const show = () => {
+        const on = sel.value === ELO_CHOICE;
+        if (elo) { eloLabel.hidden = !on; elo.disabled = !on; }
+        about.textContent = on ? eloAbout() : describe(sel.value);
+      };
+      sel.addEventListener("change", show);
+      show();
+      box.append(el("div", { class: "bot-level" }, el("label", {}, `Bot ${i + 1} (seat ${i + 2}) level `, sel), eloLabel,
+        about));
     }
   }
 
@@ -136,6 +164,7 @@
     const data = await resp.json();
     state.levels = data.levels || [];
     state.defaultLevel = data.default;
+    state.elo = data.elo && typeof data.elo.min === "number" && typeof data.elo.max === "number" ? data.elo : null;
     drawBotLevels();
     // a hint is answered at once: only the levels searched synchronously, the default if it is one, else the strongest
     const sync = state.levels.filter((lv) => !lv.asynchronous);
@@ -152,7 +181,17 @@
     if (!state.levels.length) {
       try { await loadLevels(); } catch (e) { $("setup-error").textContent = `Could not read the levels: ${e.message}`; return; }
     }
-    const levels = [...$("bot-levels").querySelectorAll("select")].map((s) => s.value);
+    const levels = [];
+    for (const [i, sel] of [...$("bot-levels").querySelectorAll("select")].entries()) {
+      if (sel.value !== ELO_CHOICE) { levels.push(sel.value); continue; }
+      const text = $(`level-${i}-elo`).value.trim();
+      const elo = text === "" ? NaN : Number(text);
+      if (!Number.isFinite(elo) || elo < state.elo.min || elo > state.elo.max) {
+        $("setup-error").textContent = `Bot ${i + 1}'s Elo is a number from ${state.elo.min} to ${state.elo.max}.`;
+        return;
+      }
+      levels.push(elo);
+    }
     const body = { levels };
     if ($("variant").value === "all") body.variant = "all";
     const seed = $("seed").value.trim();
@@ -260,11 +299,13 @@
     try { localStorage.setItem(GAMES_KEY, JSON.stringify(games.slice(-500))); } catch (e) { /* storage full or off */ }
   }
 
-  // the stored games this server's ladder can rate (every bot's level one with an Elo)
+  // the stored games this server's ladder can rate (every bot's level one with an Elo, or a bot
+  // at an Elo: `elo:640`)
   function ratedGames() {
     const rated = new Set(state.levels.filter((lv) => typeof lv.elo === "number").map((lv) => lv.name));
     return storedGames().filter((g) => Array.isArray(g.levels) && Array.isArray(g.vp)
-      && g.levels.filter((lv) => lv === null).length === 1 && g.levels.every((lv) => lv === null || rated.has(lv)))
+      && g.levels.filter((lv) => lv === null).length === 1
+      && g.levels.every((lv) => lv === null || rated.has(lv) || eloSeat(lv)))
       .map((g) => ({ levels: g.levels, vp: g.vp, ...(Number.isInteger(g.winner) ? { winner: g.winner } : {}) }));
   }
 
@@ -286,15 +327,27 @@
     $("result-rating").hidden = !r || $("result").hidden;
     if (r) {
       const lv = state.levels.find((l) => l.name === r.nearest_level);
-      $("at-my-rating").textContent = `Opponents at my rating: ${lv ? levelLabel(lv) : r.nearest_level}`;
+      const elo = ratingElo();
+      $("at-my-rating").textContent = `Opponents at my rating: ${elo !== null ? `Elo ${elo}`
+        : lv ? levelLabel(lv) : r.nearest_level}`;
     }
   }
 
-  // every bot's level set to the one nearest the person's rating
+  // the person's rating as a bot's Elo (within the ladder's range); null on a ladder with no range
+  const ratingElo = () => (state.rating && state.elo && typeof state.rating.elo === "number"
+    ? clampElo(state.rating.elo) : null);
+
+  // every bot set to play at the person's rating (on a ladder with no range: the level nearest it)
   function atMyRating() {
     if (!state.rating) return;
-    for (const sel of $("bot-levels").querySelectorAll("select")) {
-      sel.value = state.rating.nearest_level;
+    const elo = ratingElo();
+    for (const [i, sel] of [...$("bot-levels").querySelectorAll("select")].entries()) {
+      if (elo === null) {
+        sel.value = state.rating.nearest_level;
+      } else {
+        sel.value = ELO_CHOICE;
+        $(`level-${i}-elo`).value = String(elo);
+      }
       sel.dispatchEvent(new Event("change"));
     }
   }
