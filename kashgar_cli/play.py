@@ -28,7 +28,10 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     p.add_argument("--seat", type=int, default=0, help="your seat's index, as the API numbers seats (0: seat 1)")
-    p.add_argument("--level", default="casual", help="level of the bots (see GET /levels)")
+    p.add_argument("--level", default=None, help="level of the bots (see GET /levels; default casual)")
+    p.add_argument("--elo", type=float, default=None,
+                   help="instead of a level: the bots play at this Elo of the ladder (GET /levels gives the range), "
+                   "each decision searched by one of the two levels around it")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the game and of the bots (default: a random one, printed when the game ends)")
     p.add_argument("--url", default=None, help="play through a running service instead of in-process")
@@ -66,6 +69,10 @@ class Table:
         """The level names, as `GET /levels` serves them."""
         raise NotImplementedError
 
+    def elo_range(self) -> tuple[float, float] | None:
+        """The range of Elo a bot may play at, as `GET /levels` gives it (None: no ladder)."""
+        raise NotImplementedError
+
 
 class LocalTable(Table):
     def new(self, players: int, seed: int) -> dict[str, Any]:
@@ -94,10 +101,16 @@ class LocalTable(Table):
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
         import engine_ext
-        from bots.suggest import analyse_state
+        from bots.strength import elo_of_spec
+        from bots.suggest import Budget, analyse_state, search
+        from service import strength
 
         view = engine_ext.from_json(state).to_json(observer=player)  # the bot sees what its player sees
-        return dict(analyse_state(view, level=level, seed=seed))
+        elo = elo_of_spec(level)
+        if elo is None:
+            return dict(analyse_state(view, level=level, seed=seed))
+        position = strength.elo_position(elo, None, False, view, seed)[1]  # the level drawn, as /suggest draws it
+        return {**search(position, Budget(seed=seed)).to_json(), "elo": elo}
 
     def cards(self) -> dict[str, Any]:
         from service import cards
@@ -108,6 +121,11 @@ class LocalTable(Table):
         from bots.levels import load_levels
 
         return [lv.name for lv in load_levels()]
+
+    def elo_range(self) -> tuple[float, float] | None:
+        from bots.strength import elo_range
+
+        return elo_range()
 
 
 class RemoteTable(Table):
@@ -132,7 +150,12 @@ class RemoteTable(Table):
         return {"state": out.state, "events": seen_by(out.events, seat, int(state["turn_player"]))}
 
     def suggest(self, state: dict[str, Any], player: int, level: str, seed: int) -> dict[str, Any]:
+        from bots.strength import elo_of_spec
+
         # The search only uses what the player to move knows, full state or view alike.
+        elo = elo_of_spec(level)
+        if elo is not None:
+            return dict(self.api.suggest(state, elo=elo, seed=seed).raw)
         return dict(self.api.suggest(state, level=level, seed=seed).raw)
 
     def cards(self) -> dict[str, Any]:
@@ -140,6 +163,9 @@ class RemoteTable(Table):
 
     def levels(self) -> list[str]:
         return [lv.name for lv in self.api.levels()]
+
+    def elo_range(self) -> tuple[float, float] | None:
+        return self.api.elo_range()
 
 
 def unseen_choice(state: dict[str, Any], seat: int) -> bool:
@@ -227,8 +253,20 @@ def play(args: argparse.Namespace, table: Table, ask: Callable[[str], str], out:
         return refuse(f"argument --seed: want 0..{engine_ext.SEEDS - 1}, not {seed}")
     if args.max_decisions < 0:
         return refuse("argument --max-decisions: want 0 (play on) or more")
+    elo = getattr(args, "elo", None)
+    if elo is not None:
+        from bots.strength import elo_spec
+
+        if args.level is not None:
+            return refuse("give --level or --elo, not both")
+        span = table.elo_range()
+        if span is None or not span[0] <= elo <= span[1]:
+            return refuse(f"argument --elo: want {span[0]:g}..{span[1]:g}, not {elo:g}" if span else
+                          "argument --elo: no two levels of this server have a measured Elo")
+        args.level = elo_spec(elo)  # the bots' level, as the record names it: elo:N
+    args.level = args.level or "casual"
     names = table.levels()
-    if args.level not in names:
+    if elo is None and args.level not in names:
         return refuse(f"unknown level {args.level!r}; levels: {', '.join(names)}")
     rng = random.Random(seed)
     words = Words(table.cards())

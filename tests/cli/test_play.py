@@ -123,3 +123,29 @@ def test_a_game_without_a_seed_draws_one_exact_in_javascript(monkeypatch: pytest
     assert play.play(_args(seed=None, players=2), play.LocalTable(), lambda prompt: "q", out) == 0
     seed = int(re.findall(r"the deal's seed was (\d+)", out.getvalue())[-1])
     assert drawn == [2**53] and seed == 2**53 - 1 and float(seed) == seed
+
+
+def test_bots_at_an_elo_play_as_the_service_draws_their_levels(tmp_path: object,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """`--elo`: each bot decision searched by one of the two levels around it, in-process and
+    through a server alike; the record names the bots' level `elo:N`, as the table does."""
+    import json
+    from pathlib import Path
+
+    from kashgar_cli.main import main
+    from tests.service_helpers import serve_app
+
+    record = Path(str(tmp_path)) / "game.json"
+    argv = ["play", "--auto", "--seed", "4", "--elo", "530", "--max-decisions", "12"]
+    assert main([*argv, "--record", str(record)]) == 0
+    here = capsys.readouterr().out
+    assert "seat 2 (elo:530): " in here and "stopped after 12 decisions" in here
+    assert [s["level"] for s in json.loads(record.read_text())["seats"]] == ["random", "elo:530"]
+    with serve_app({}) as url:
+        assert main([*argv, "--url", url]) == 0
+        # the same game: the same levels drawn, the same answers (the record's line aside)
+        there = capsys.readouterr().out
+        assert "stopped after 12 decisions" in there and here.startswith(there)
+    for extra, said in ((["--elo", "5000"], "--elo: want 0.."), (["--elo", "530", "--level", "club"], "not both")):
+        assert main(["play", "--auto", "--seed", "4", *extra]) == 2
+        assert said in capsys.readouterr().err
