@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from types import TracebackType
+import threading
+import time
+from types import FrameType, TracebackType
 
 _hook = sys.excepthook
+
+#: Seconds a command has, after Ctrl-C, to end by its own KeyboardInterrupt (one line, status 130)
+#: before it is ended here: code that catches every exception (a library's import, a finalizer)
+#: can swallow the KeyboardInterrupt, and the command would go on as if no key was pressed. The
+#: commands that stop worker processes on Ctrl-C set their own handler meanwhile
+#: (`kashgar_cli.interrupt.workers_ignore_sigint`), so they take the time they need.
+GRACE_S = 2.0
+_ending = threading.Event()
 
 
 def _interrupted_while_loading(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
@@ -19,7 +30,24 @@ def _interrupted_while_loading(kind: type[BaseException], value: BaseException, 
     _hook(kind, value, tb)
 
 
+def _end_after_grace() -> None:
+    time.sleep(GRACE_S)
+    os.write(2, b"kashgar: interrupted\n")
+    os._exit(130)
+
+
+def _ctrl_c(signum: int, frame: FrameType | None) -> None:
+    """Python's own Ctrl-C (a KeyboardInterrupt here), and the command ends within GRACE_S
+    whatever becomes of it."""
+    if not _ending.is_set():
+        _ending.set()
+        threading.Thread(target=_end_after_grace, name="kashgar-ctrl-c", daemon=True).start()
+    signal.default_int_handler(signum, frame)
+
+
 # Only in the `kashgar` command itself (its console script, or `python -m kashgar_cli.main`), not in
-# a program that imports this package.
+# a program that imports this package; a Ctrl-C the command was started to ignore stays ignored.
 if os.path.basename(sys.argv[0] if sys.argv else "") == "kashgar" or sys.argv[:1] == ["-m"]:
     sys.excepthook = _interrupted_while_loading
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _ctrl_c)

@@ -478,3 +478,20 @@ def test_train_without_its_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch
     assert code != 0 and "Traceback" not in err
     said = "kashgar train: error: kashgar train needs scikit-learn: pip install -e '.[train]'"
     assert err.strip().splitlines()[-1] == said
+
+
+def test_a_ctrl_c_swallowed_by_the_code_it_lands_in_still_ends_the_command() -> None:
+    """Code that catches every exception (a library's import, a finalizer) can swallow the
+    KeyboardInterrupt of a Ctrl-C: the command still ends, one line and status 130, within
+    `kashgar_cli.GRACE_S`; a program that imports the package keeps Python's own handling."""
+    swallowed = ("import os, signal, sys, time; sys.argv = [{argv0!r}]; import kashgar_cli\n"
+                 "try:\n    os.kill(os.getpid(), signal.SIGINT); time.sleep(1)\nexcept BaseException:\n    pass\n"
+                 "time.sleep(30)")
+    t0 = time.monotonic()
+    cmd = subprocess.run([sys.executable, "-c", swallowed.format(argv0="/usr/local/bin/kashgar")],
+                         capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_at_a_terminal)
+    took = time.monotonic() - t0
+    assert (cmd.returncode, cmd.stderr) == (130, "kashgar: interrupted\n") and took < 20, took
+    other = subprocess.run([sys.executable, "-c", swallowed.format(argv0="my-program").replace("30", "0.1")],
+                           capture_output=True, text=True, timeout=60, preexec_fn=sigint_as_at_a_terminal)
+    assert (other.returncode, other.stderr) == (0, "")  # swallowed, as Python lets it be
