@@ -27,9 +27,10 @@ _LEVEL_FIELDS = {"name", "description", "elo", "elo_ci", "elo_lower_bound", "cor
 MAX_TEMPERATURE = 1.0  # weak the human way: never choosing more evenly than the search's visits
 
 
-@dataclass
+@dataclass(frozen=True)
 class Level:
-    """One named preset of the search."""
+    """One named preset of the search (frozen: the parsed levels are shared by every caller of
+    `load_levels`; `dataclasses.replace` makes a changed copy)."""
 
     name: str
     description: str

@@ -40,8 +40,10 @@ def test_eight_levels_with_a_monotone_rating() -> None:
 
 
 def test_level_file_round_trip(tmp_path: Path) -> None:
-    levels = [dataclasses.replace(lv) for lv in load_levels()]  # copies: the process keeps the file's levels
-    levels[2].elo = 123.4
+    levels = load_levels()
+    with pytest.raises(dataclasses.FrozenInstanceError):  # shared by every caller: changed only by a copy
+        levels[2].elo = 123.4  # type: ignore[misc]
+    levels[2] = dataclasses.replace(levels[2], elo=123.4)
     text = dump_levels(levels, "header line")
     p = tmp_path / "levels.toml"
     p.write_text(text)
