@@ -88,3 +88,27 @@ def wait_job(client: FlaskClient, url: str, timeout: float = 60.0) -> dict[str, 
             return r.json  # type: ignore[no-any-return]
         time.sleep(0.05)
     raise AssertionError(f"job {url} did not end: {r.json}")
+
+
+def moved(record: dict[str, Any], index: int, move: Any) -> dict[str, Any]:
+    """`record` with its move `index` replaced by `move`."""
+    return {**record, "moves": record["moves"][:index] + [move] + record["moves"][index + 1:]}
+
+
+#: Records refused by POST /reviews and POST /table/load alike, each (how the record is changed, the
+#: error code, the pointer it names or a field under it): not a record (`invalid_record`), or one
+#: that does not replay (`record_does_not_replay`, at the move's field or the result).
+REFUSED_RECORDS: list[tuple[Any, str, str]] = [
+    (lambda r: {**r, "players": 5}, "invalid_record", "/record/players"),
+    (lambda r: {**r, "seed": 2**64}, "invalid_record", "/record/seed"),
+    (lambda r: {**r, "seed": None}, "invalid_record", "/record/seed"),
+    (lambda r: {**r, "schema": "kashgar/record@2"}, "invalid_record", "/record/schema"),
+    (lambda r: moved(r, 3, 7), "invalid_record", "/record/moves/3"),
+    (lambda r: moved(r, 3, {"seat": 0}), "invalid_record", "/record/moves/3"),
+    (lambda r: {**r, "seed": None, "initial_state": {"players": 9}}, "invalid_record", "/record/initial_state"),
+    (lambda r: {**r, "moves": r["moves"][:9]}, "record_does_not_replay", "/record/result"),
+    (lambda r: moved(r, 5, {**r["moves"][5], "decision": "fulfil 40"}), "record_does_not_replay",
+     "/record/moves/5/decision"),
+    (lambda r: moved(r, 0, {**r["moves"][0], "seat": 1 - r["moves"][0]["seat"]}), "record_does_not_replay",
+     "/record/moves/0/seat"),
+]

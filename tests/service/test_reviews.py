@@ -24,7 +24,7 @@ from service.jobs import build_manager
 from service.jobs.model import JobStatus, job_status
 from tests.builders import bot_record
 from tests.service.jobs_helpers import ENV, burst
-from tests.service_helpers import serve_app
+from tests.service_helpers import REFUSED_RECORDS, serve_app
 
 LEVEL = "advanced"  # a real search on every decision, cheap enough for tests
 
@@ -174,24 +174,7 @@ def test_a_record_that_does_not_replay_is_refused_naming_the_move(record: dict[s
     assert r.get_json()["pointer"].startswith(pointer)
 
 
-def _moved(r: dict[str, Any], index: int, move: Any) -> dict[str, Any]:
-    return {**r, "moves": r["moves"][:index] + [move] + r["moves"][index + 1:]}
-
-
-@pytest.mark.parametrize(("mutate", "error", "pointer"), [
-    (lambda r: {**r, "players": 5}, "invalid_record", "/record/players"),
-    (lambda r: {**r, "seed": 2**64}, "invalid_record", "/record/seed"),
-    (lambda r: {**r, "schema": "kashgar/record@2"}, "invalid_record", "/record/schema"),
-    (lambda r: {**r, "seed": None}, "invalid_record", "/record/seed"),
-    (lambda r: _moved(r, 3, 7), "invalid_record", "/record/moves/3"),
-    (lambda r: _moved(r, 3, {"seat": 0}), "invalid_record", "/record/moves/3"),
-    (lambda r: {**r, "seed": None, "initial_state": {"players": 9}}, "invalid_record", "/record/initial_state"),
-    (lambda r: {**r, "moves": r["moves"][:9]}, "record_does_not_replay", "/record/result"),
-    (lambda r: _moved(r, 5, {**r["moves"][5], "decision": "fulfil 40"}), "record_does_not_replay",
-     "/record/moves/5/decision"),
-    (lambda r: _moved(r, 0, {**r["moves"][0], "seat": 1 - r["moves"][0]["seat"]}), "record_does_not_replay",
-     "/record/moves/0/seat"),
-])
+@pytest.mark.parametrize(("mutate", "error", "pointer"), REFUSED_RECORDS)
 def test_a_refused_record_is_named_by_its_field(record: dict[str, Any], mutate: Any, error: str,
                                                 pointer: str) -> None:
     """Not a record (`invalid_record`) or one that does not replay: the pointer names the field."""
