@@ -78,7 +78,7 @@ def decisions(games: list[dict[str, Any]]) -> Decisions:
         st = new_state("kashgar", rec["players"], rec["deal"], None)
         if sg is None:
             sg = search_game_for(st)
-        for code, visits in rec["moves"]:
+        for code, visits, *_ in rec["moves"]:
             if visits:
                 legal = list(st.legal_codes())
                 by_code = {int(c): float(v) for c, v in visits}

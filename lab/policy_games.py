@@ -1,7 +1,8 @@
 """Games of a search bot in every seat with the search's root visits at every decision, for the
 learned policy (`lab.policy`): one JSON line a game, its deal seed, players, winner, VP and its
-decisions in order, each [code, visits] with visits [[code, count], ...] over the legal decisions
-(null where only one was legal). The states are replayed from the deal seed and the codes."""
+decisions in order, each [code, visits, value] with visits [[code, count], ...] over the legal
+decisions and value the search's mean reward of the chosen one for the mover (both null where only
+one was legal). The states are replayed from the deal seed and the codes."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ def play_game(spec: str, players: int, deal: int, move_seed: int) -> dict[str, A
     k = 0
     while not st.is_terminal():
         a = bot.analyse(st, seed=(move_seed + k * 104729) & 0x7FFFFFFF)
-        visits = [[alt.code, alt.visits] for alt in a.alternatives] if a.iterations > 0 else None
-        moves.append([a.code, visits])
+        searched = a.iterations > 0
+        visits = [[alt.code, alt.visits] for alt in a.alternatives] if searched else None
+        moves.append([a.code, visits, round(a.mean_reward, 5) if searched else None])
         st.apply(a.code)
         k += 1
     return {"deal": deal, "players": players, "winner": int(st.winner()),
