@@ -18,13 +18,14 @@ from lab.arena import new_state
 from lab.train import Positions
 
 
-def positions(games: list[dict[str, Any]], q_weight: float) -> Positions:
-    """Every searched decision's seats of `games` (records with the root value), with their targets."""
+def seat_rows(games: list[dict[str, Any]]) -> tuple[Positions, np.ndarray]:
+    """Every searched decision's seats of `games` (records with the root value) with their outcomes,
+    and each row's root value q for its seat (the replay and the inputs, made once for every weight)."""
     from bots.learned import features
 
     xs: list[list[float]] = []
     ys: list[int] = []
-    ts: list[float] = []
+    qs: list[float] = []
     gs: list[int] = []
     ps: list[int] = []
     ns: list[int] = []
@@ -36,23 +37,31 @@ def positions(games: list[dict[str, Any]], q_weight: float) -> Positions:
             if visits and q is not None:
                 mover = int(st.current_player())
                 for seat in range(n):
-                    z = 1.0 if seat == winner else 0.0
+                    z = int(seat == winner)
                     if seat == mover:
-                        seat_q = float(q)
-                    elif n == 2:
-                        seat_q = 1.0 - float(q)
+                        qs.append(float(q))
                     else:
-                        seat_q = z
+                        qs.append(1.0 - float(q) if n == 2 else float(z))
                     xs.append(features(st, seat))
-                    ys.append(int(z))
-                    ts.append((1.0 - q_weight) * z + q_weight * seat_q)
+                    ys.append(z)
                     gs.append(gi)
                     ps.append(npos)
                     ns.append(n)
                 npos += 1
             st.apply(int(code))
-    return Positions(np.asarray(xs, dtype=float), np.asarray(ys), np.asarray(gs), np.asarray(ps),
-                     np.asarray(ns), np.asarray(ts))
+    return (Positions(np.asarray(xs, dtype=float), np.asarray(ys), np.asarray(gs), np.asarray(ps),
+                      np.asarray(ns)), np.asarray(qs))
+
+
+def with_targets(rows: Positions, seat_q: np.ndarray, q_weight: float) -> Positions:
+    """`rows` with the target `(1 - q_weight) * z + q_weight * q` of every row."""
+    return Positions(rows.x, rows.y, rows.game, rows.pos, rows.players,
+                     (1.0 - q_weight) * rows.y + q_weight * seat_q)
+
+
+def positions(games: list[dict[str, Any]], q_weight: float) -> Positions:
+    """Every searched decision's seats of `games` (records with the root value), with their targets."""
+    return with_targets(*seat_rows(games), q_weight)
 
 
 def main(argv: list[str]) -> int:
@@ -60,6 +69,7 @@ def main(argv: list[str]) -> int:
     held-out report (a fifth of the games, split seed 0); --out writes the last weight's model."""
     import argparse
 
+    from lab.policy import read_games
     from lab.train import model_document, train, write_model
 
     ap = argparse.ArgumentParser(prog="python -m lab.search_value")
@@ -69,9 +79,10 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--alpha", type=float, default=10.0)
     ap.add_argument("--out", default="")
     args = ap.parse_args(argv)
-    games = [json.loads(line) for path in args.games for line in open(path, encoding="utf-8") if line.strip()]
+    games = [g for path in args.games for g in read_games(path)]
+    rows, seat_q = seat_rows(games)
     for w in [float(v) for v in args.q.split(",")]:
-        pos = positions(games, w)
+        pos = with_targets(rows, seat_q, w)
         pipe, report = train(pos, hidden=(args.hidden,), alpha=args.alpha)
         held = report["model"]
         print(json.dumps({"q_weight": w, "games": len(games), "rows": len(pos), "epochs": report["epochs"],
